@@ -1,0 +1,27 @@
+// Signed distance between two shapes (design.md §2, §6), exact for the pairs implemented here:
+// sphere-sphere, sphere-half-space, box-half-space, sphere-box. Each is continuous in the poses
+// through zero, on the separated and the penetrating side, as the root finder needs.
+#pragma once
+
+#include "core/math.hpp"
+#include "core/model.hpp"
+
+namespace hybridsim {
+
+struct SignedDistance {
+  double distance = kInfinity;  // > 0 apart, 0 touching, < 0 penetrating, m
+  Vec3 n_AB_W = Vec3::UnitZ();  // unit normal from A to B
+  Vec3 p_A_W = Vec3::Zero();    // witness point on the surface of A
+  Vec3 p_B_W = Vec3::Zero();    // witness point on the surface of B
+
+  Vec3 contact_point_W() const { return 0.5 * (p_A_W + p_B_W); }
+};
+
+// Whether compute_signed_distance supports this pair of shape types (in either order).
+bool is_supported_shape_pair(ShapeType a, ShapeType b);
+
+// Signed distance of shape A at X_WA and shape B at X_WB. Requires a supported pair.
+SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
+                                       const Pose& X_WB);
+
+}  // namespace hybridsim

@@ -1,0 +1,150 @@
+#include "core/contact_law.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hybridsim {
+namespace {
+
+// Bisection on a sign change of f over (lo, hi): robust, and 200 halvings reach the last bit.
+template <typename Function>
+double bisect(Function f, double lo, double hi) {
+  const bool f_lo_positive = f(lo) > 0.0;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    if ((f(mid) > 0.0) == f_lo_positive) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
+// g(alpha, e) = (1 + e) alpha - ln((1 + alpha) / (1 - e alpha)): positive near alpha = 0+ (it
+// behaves as (1 - e^2) alpha^2 / 2) and tends to -inf as alpha -> 1/e, so one root lies between.
+double restitution_relation(double alpha, double e) {
+  return (1.0 + e) * alpha - std::log1p(alpha) + std::log1p(-e * alpha);
+}
+
+}  // namespace
+
+double exact_damping_alpha(double restitution) {
+  if (restitution >= 1.0) return 0.0;
+  if (restitution <= 0.0) return kInfinity;
+  const double e = restitution;
+  // Start just above 0 where g > 0: g ~ (1 - e^2) alpha^2 / 2 dominates the rounding of the logs.
+  const double lo = 1e-6 * (1.0 - e);
+  const double hi = 1.0 / e;
+  return bisect([e](double alpha) { return restitution_relation(alpha, e); }, lo, hi);
+}
+
+double achieved_restitution(double alpha) {
+  if (alpha <= 0.0) return 1.0;
+  // As a function of e_a, h(e_a) = (1 + e_a) alpha - ln(1 + alpha) + ln(1 - e_a alpha) is
+  // positive at e_a = 0 and falls to -inf at e_a = 1/alpha, so a root lies in (0, min(1, 1/alpha)).
+  const double hi = std::min(1.0, 1.0 / alpha);
+  if (restitution_relation(alpha, hi * (1.0 - 1e-15)) > 0.0) return hi;
+  return bisect([alpha](double e) { return restitution_relation(alpha, e); }, 0.0, hi);
+}
+
+double compute_damping_coefficient(const ContactLawParameters& law, double pre_impact_speed) {
+  const double v = std::abs(pre_impact_speed);
+  const double e = v > law.v_small ? law.restitution : 0.0;
+  double d = kInfinity;
+  switch (law.damping_model) {
+    case DampingModel::exact:
+      d = (e == law.restitution ? law.exact_alpha : exact_damping_alpha(e)) / v;
+      break;
+    case DampingModel::flores:
+      d = 8.0 * (1.0 - e) / (5.0 * e * v);
+      break;
+    case DampingModel::hunt_crossley:
+      d = 3.0 * (1.0 - e) / (2.0 * v);
+      break;
+    case DampingModel::lankarani_nikravesh:
+      d = 3.0 * (1.0 - e * e) / (4.0 * v);
+      break;
+    case DampingModel::gonthier:
+      d = (1.0 - e * e) / (e * v);
+      break;
+  }
+  // e = 0 or v = 0 make d infinite (or NaN for 0/0): the cap d_max takes over.
+  if (!(d < law.max_damping)) d = law.max_damping;
+  return d;
+}
+
+double regularize_speed(double speed, double small_speed) {
+  if (speed >= small_speed) return speed;
+  return speed * speed / small_speed * (1.0 - speed / (3.0 * small_speed)) + small_speed / 3.0;
+}
+
+double compute_elastic_energy(const ContactLawParameters& law, double penetration) {
+  if (penetration <= 0.0) return 0.0;
+  const double n = law.n_geo;
+  return law.c_res * law.c_geo * std::pow(penetration, n + 1.0) / (n + 1.0);
+}
+
+ContactForce compute_contact_force(const ContactLawParameters& law, double damping,
+                                   const ContactKinematics& kinematics) {
+  ContactForce result;
+  const Vec3& n = kinematics.n_AB_W;
+
+  // Normal force: f_n = c_res c_geo delta^n (1 + d delta_dot), clamped at 0 unless asked not to.
+  const double delta = std::max(kinematics.penetration, 0.0);
+  const double elastic = law.c_res * law.c_geo * std::pow(delta, law.n_geo);
+  double f_n = elastic * (1.0 + damping * kinematics.penetration_rate);
+  if (law.clamp) f_n = std::max(f_n, 0.0);
+  result.normal_force = f_n;
+  result.f_B_W = f_n * n;
+
+  // Friction and resistance torques scale with the compressive part of the normal force only.
+  const double f_press = std::max(f_n, 0.0);
+  if (law.friction.model == FrictionModel::regularized_coulomb && f_press > 0.0) {
+    const double slip = kinematics.v_slip_W.norm();
+    const double scale = law.friction.mu_kinetic * f_press /
+                         regularize_speed(slip, law.friction.v_small);
+    result.f_B_W -= scale * kinematics.v_slip_W;
+  }
+
+  // Rolling resistance opposes the tangential part of the relative rotation, torsional friction
+  // the normal part; Modia3D's merged form opposes the whole relative rotation with mu_r.
+  if (f_press > 0.0 && (law.rolling_resistance > 0.0 || law.torsional_friction > 0.0)) {
+    const Vec3& w_rel = kinematics.w_rel_W;
+    const double lever = law.r_geo * f_press;
+    if (law.merged_rolling_torque) {
+      result.tau_B_W -= law.rolling_resistance * lever * w_rel /
+                        regularize_speed(w_rel.norm(), law.w_small);
+    } else {
+      const Vec3 w_normal = w_rel.dot(n) * n;
+      const Vec3 w_tangent = w_rel - w_normal;
+      result.tau_B_W -= law.rolling_resistance * lever * w_tangent /
+                        regularize_speed(w_tangent.norm(), law.w_small);
+      result.tau_B_W -= law.torsional_friction * lever * w_normal /
+                        regularize_speed(w_normal.norm(), law.w_small);
+    }
+  }
+  return result;
+}
+
+std::string_view to_string(DampingModel model) {
+  switch (model) {
+    case DampingModel::exact: return "exact";
+    case DampingModel::flores: return "flores";
+    case DampingModel::hunt_crossley: return "hunt_crossley";
+    case DampingModel::lankarani_nikravesh: return "lankarani_nikravesh";
+    case DampingModel::gonthier: return "gonthier";
+  }
+  return "?";
+}
+
+std::string_view to_string(FrictionModel model) {
+  switch (model) {
+    case FrictionModel::none: return "none";
+    case FrictionModel::regularized_coulomb: return "regularized_coulomb";
+  }
+  return "?";
+}
+
+}  // namespace hybridsim

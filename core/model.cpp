@@ -1,0 +1,45 @@
+#include "core/model.hpp"
+
+namespace hybridsim {
+
+int Model::find_body(const std::string& body_name) const {
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (bodies[i].name == body_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Model::find_material(const std::string& material_name) const {
+  for (std::size_t i = 0; i < materials.size(); ++i) {
+    if (materials[i].name == material_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Model::find_contact_material(int material_a, int material_b) const {
+  const std::string& a = materials.at(material_a).name;
+  const std::string& b = materials.at(material_b).name;
+  for (std::size_t i = 0; i < contact_materials.size(); ++i) {
+    const ContactMaterial& cm = contact_materials[i];
+    if ((cm.material_a == a && cm.material_b == b) || (cm.material_a == b && cm.material_b == a)) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+std::string Model::shape_label(int shape) const {
+  const Shape& s = shapes.at(shape);
+  return bodies.at(s.body).name + "/" + s.name;
+}
+
+void assign_state_layout(Model& model) {
+  int offset = 0;
+  for (Body& body : model.bodies) {
+    body.state_offset = body.fixed ? -1 : offset;
+    if (!body.fixed) offset += 13;
+  }
+  model.state_size = offset;
+}
+
+}  // namespace hybridsim

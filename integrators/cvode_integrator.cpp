@@ -1,0 +1,214 @@
+#include "integrators/cvode_integrator.hpp"
+
+#include <cvode/cvode.h>
+#include <utility>
+#include <fmt/format.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "core/errors.hpp"
+
+namespace hybridsim {
+namespace {
+
+// Every SUNDIALS call goes through this check: a negative flag is a SolverError naming the call.
+void check_flag(int flag, const char* call) {
+  if (flag < 0) throw SolverError(fmt::format("{} failed with flag {}", call, flag));
+}
+
+template <typename T>
+T* check_pointer(T* pointer, const char* call) {
+  if (pointer == nullptr) throw SolverError(fmt::format("{} returned null", call));
+  return pointer;
+}
+
+Eigen::Map<Eigen::VectorXd> as_eigen(N_Vector v) {
+  return {N_VGetArrayPointer(v), static_cast<Eigen::Index>(N_VGetLength(v))};
+}
+
+}  // namespace
+
+struct CvodeIntegrator::Solver {
+  HybridSystem* system = nullptr;
+  SUNContext context = nullptr;
+  void* cvode = nullptr;
+  N_Vector y = nullptr;
+  N_Vector scratch = nullptr;
+  SUNMatrix matrix = nullptr;
+  SUNLinearSolver linear_solver = nullptr;
+  SUNNonlinearSolver nonlinear_solver = nullptr;
+  int crossing_count = 0;
+  std::exception_ptr callback_exception;
+  std::string last_message;
+
+  ~Solver() {
+    if (cvode != nullptr) CVodeFree(&cvode);
+    if (nonlinear_solver != nullptr) SUNNonlinSolFree(nonlinear_solver);
+    if (linear_solver != nullptr) SUNLinSolFree(linear_solver);
+    if (matrix != nullptr) SUNMatDestroy(matrix);
+    if (scratch != nullptr) N_VDestroy(scratch);
+    if (y != nullptr) N_VDestroy(y);
+    if (context != nullptr) SUNContext_Free(&context);
+  }
+
+  // x' = f(t, x): 0 on success, +1 (recoverable: CVODE retries a smaller step) on a non-finite
+  // derivative, -1 after an exception, which step() rethrows.
+  static int rhs(realtype t, N_Vector y, N_Vector ydot, void* user_data) noexcept {
+    auto* self = static_cast<Solver*>(user_data);
+    try {
+      auto xdot = as_eigen(ydot);
+      self->system->compute_derivatives(t, as_eigen(y), xdot);
+      return xdot.allFinite() ? 0 : 1;
+    } catch (...) {
+      self->callback_exception = std::current_exception();
+      return -1;
+    }
+  }
+
+  static int roots(realtype t, N_Vector y, realtype* gout, void* user_data) noexcept {
+    auto* self = static_cast<Solver*>(user_data);
+    try {
+      Eigen::Map<Eigen::VectorXd> z(gout, self->crossing_count);
+      self->system->compute_crossings(t, as_eigen(y), z);
+      return z.allFinite() ? 0 : -1;
+    } catch (...) {
+      self->callback_exception = std::current_exception();
+      return -1;
+    }
+  }
+
+  static void error_handler(int /*error_code*/, const char* module, const char* function,
+                            char* message, void* user_data) noexcept {
+    auto* self = static_cast<Solver*>(user_data);
+    try {
+      self->last_message = fmt::format("{} {}: {}", module, function, message);
+    } catch (...) {
+      // Nothing to do: the flag returned by CVode reports the failure anyway.
+    }
+  }
+};
+
+CvodeIntegrator::CvodeIntegrator(Method method) : method_(method) {}
+CvodeIntegrator::~CvodeIntegrator() = default;
+
+std::string CvodeIntegrator::name() const {
+  return method_ == Method::bdf ? "cvode-bdf" : "cvode-adams";
+}
+
+void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX& x0,
+                                 const IntegratorSettings& settings) {
+  solver_ = std::make_unique<Solver>();
+  Solver& s = *solver_;
+  s.system = &system;
+  const auto n = static_cast<sunindextype>(system.state_size());
+  check_flag(SUNContext_Create(nullptr, &s.context), "SUNContext_Create");
+  s.y = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
+  s.scratch = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
+  as_eigen(s.y) = x0;
+
+  s.cvode = check_pointer(CVodeCreate(method_ == Method::bdf ? CV_BDF : CV_ADAMS, s.context),
+                          "CVodeCreate");
+  check_flag(CVodeSetErrHandlerFn(s.cvode, &Solver::error_handler, &s), "CVodeSetErrHandlerFn");
+  check_flag(CVodeInit(s.cvode, &Solver::rhs, t0, s.y), "CVodeInit");
+  check_flag(CVodeSetUserData(s.cvode, &s), "CVodeSetUserData");
+  check_flag(CVodeSStolerances(s.cvode, settings.rtol, settings.atol), "CVodeSStolerances");
+  check_flag(CVodeSetMaxNumSteps(s.cvode, 1000000), "CVodeSetMaxNumSteps");
+  check_flag(CVodeSetMaxHnilWarns(s.cvode, -1), "CVodeSetMaxHnilWarns");
+
+  if (method_ == Method::bdf) {
+    // Newton iteration (CVODE's default nonlinear solver) with a dense direct linear solver and
+    // a difference-quotient Jacobian.
+    s.matrix = check_pointer(SUNDenseMatrix(n, n, s.context), "SUNDenseMatrix");
+    s.linear_solver = check_pointer(SUNLinSol_Dense(s.y, s.matrix, s.context), "SUNLinSol_Dense");
+    check_flag(CVodeSetLinearSolver(s.cvode, s.linear_solver, s.matrix), "CVodeSetLinearSolver");
+  } else {
+    s.nonlinear_solver =
+        check_pointer(SUNNonlinSol_FixedPoint(s.y, 0, s.context), "SUNNonlinSol_FixedPoint");
+    check_flag(CVodeSetNonlinearSolver(s.cvode, s.nonlinear_solver), "CVodeSetNonlinearSolver");
+  }
+
+  s.crossing_count = system.crossing_count();
+  if (s.crossing_count > 0) {
+    check_flag(CVodeRootInit(s.cvode, s.crossing_count, &Solver::roots), "CVodeRootInit");
+    std::vector<int> directions = system.crossing_directions();
+    check_flag(CVodeSetRootDirection(s.cvode, directions.data()), "CVodeSetRootDirection");
+    check_flag(CVodeSetNoInactiveRootWarn(s.cvode), "CVodeSetNoInactiveRootWarn");
+  }
+  set_max_step(settings.max_step);
+}
+
+void CvodeIntegrator::reinitialize(double t, const VectorX& x) {
+  Solver& s = *solver_;
+  as_eigen(s.y) = x;
+  check_flag(CVodeReInit(s.cvode, t, s.y), "CVodeReInit");
+}
+
+void CvodeIntegrator::set_max_step(double max_step) {
+  // CVODE takes 0 for "no bound".
+  check_flag(CVodeSetMaxStep(solver_->cvode, std::isfinite(max_step) ? max_step : 0.0),
+             "CVodeSetMaxStep");
+}
+
+StepResult CvodeIntegrator::step(double t_stop) {
+  Solver& s = *solver_;
+  StepResult result;
+  check_flag(CVodeSetStopTime(s.cvode, t_stop), "CVodeSetStopTime");
+  realtype t_reached = 0.0;
+  s.last_message.clear();
+  const int flag = CVode(s.cvode, t_stop, s.y, &t_reached, CV_ONE_STEP);
+  if (s.callback_exception) {
+    std::exception_ptr captured = std::exchange(s.callback_exception, nullptr);
+    std::rethrow_exception(captured);
+  }
+  result.t = t_reached;
+  if (flag == CV_ROOT_RETURN) {
+    result.status = StepResult::Status::root_found;
+    result.roots_found.assign(s.crossing_count, 0);
+    check_flag(CVodeGetRootInfo(s.cvode, result.roots_found.data()), "CVodeGetRootInfo");
+  } else if (flag == CV_TSTOP_RETURN) {
+    result.status = StepResult::Status::stop_time_reached;
+  } else if (flag >= 0) {
+    result.status = StepResult::Status::step_taken;
+  } else {
+    result.status = StepResult::Status::failure;
+    result.message = fmt::format("CVode returned flag {} at t = {:.17g}: {}", flag, t_reached,
+                                 s.last_message.empty() ? "no message" : s.last_message);
+  }
+  return result;
+}
+
+void CvodeIntegrator::current_state(VectorX& x) const { x = as_eigen(solver_->y); }
+
+void CvodeIntegrator::interpolate(double t, VectorX& x) const {
+  Solver& s = *solver_;
+  check_flag(CVodeGetDky(s.cvode, t, 0, s.scratch), "CVodeGetDky");
+  x = as_eigen(s.scratch);
+}
+
+IntegratorStats CvodeIntegrator::segment_statistics() const {
+  if (!solver_) return {};
+  void* cvode = solver_->cvode;
+  IntegratorStats stats;
+  long fe = 0, fe_ls = 0;
+  check_flag(CVodeGetNumSteps(cvode, &stats.steps), "CVodeGetNumSteps");
+  check_flag(CVodeGetNumRhsEvals(cvode, &fe), "CVodeGetNumRhsEvals");
+  if (method_ == Method::bdf) {
+    check_flag(CVodeGetNumLinRhsEvals(cvode, &fe_ls), "CVodeGetNumLinRhsEvals");
+    check_flag(CVodeGetNumJacEvals(cvode, &stats.jac_evals), "CVodeGetNumJacEvals");
+  }
+  stats.rhs_evals = fe + fe_ls;
+  if (solver_->crossing_count > 0) {
+    check_flag(CVodeGetNumGEvals(cvode, &stats.root_evals), "CVodeGetNumGEvals");
+  }
+  check_flag(CVodeGetNumErrTestFails(cvode, &stats.error_test_fails), "CVodeGetNumErrTestFails");
+  check_flag(CVodeGetNumNonlinSolvIters(cvode, &stats.nonlinear_iters),
+             "CVodeGetNumNonlinSolvIters");
+  check_flag(CVodeGetNumNonlinSolvConvFails(cvode, &stats.nonlinear_conv_fails),
+             "CVodeGetNumNonlinSolvConvFails");
+  return stats;
+}
+
+}  // namespace hybridsim

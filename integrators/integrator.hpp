@@ -1,0 +1,75 @@
+// The Integrator interface: one implementation per method family (SUNDIALS CVODE here; ARKODE,
+// IDA and fixed-step methods slot in behind the same calls). An integrator advances a
+// HybridSystem one internal step at a time, locates roots of its crossing functions, gives dense
+// output over its last step, and restarts at events.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/hybrid_system.hpp"
+
+namespace hybridsim {
+
+struct IntegratorSettings {
+  double rtol = 1e-6;
+  double atol = 1e-8;
+  double max_step = kInfinity;  // s
+};
+
+// Counters of one integration segment (since the last (re)initialisation) or summed over all.
+struct IntegratorStats {
+  long steps = 0;
+  long rhs_evals = 0;  // right-hand-side evaluations, including those for Jacobians
+  long jac_evals = 0;
+  long root_evals = 0;
+  long error_test_fails = 0;
+  long nonlinear_iters = 0;
+  long nonlinear_conv_fails = 0;
+
+  IntegratorStats& operator+=(const IntegratorStats& other);
+};
+
+struct StepResult {
+  enum class Status { step_taken, root_found, stop_time_reached, failure };
+  Status status = Status::step_taken;
+  double t = 0.0;               // time reached (the root at a root)
+  std::vector<int> roots_found;  // per crossing function at a root: +1/-1 direction, 0 none
+  std::string message;           // failures: the solver's own message
+};
+
+class Integrator {
+ public:
+  virtual ~Integrator() = default;
+
+  virtual std::string name() const = 0;
+
+  // Binds the system and starts at (t0, x0). The system must outlive the integrator.
+  virtual void initialize(HybridSystem& system, double t0, const VectorX& x0,
+                          const IntegratorSettings& settings) = 0;
+  // Restarts at (t, x) after an event; the statistics of the segment are reset.
+  virtual void reinitialize(double t, const VectorX& x) = 0;
+  virtual void set_max_step(double max_step) = 0;
+
+  // One internal step that does not pass t_stop (the step ends exactly there if it reaches it).
+  virtual StepResult step(double t_stop) = 0;
+
+  // State at the current time (after a root: at the root).
+  virtual void current_state(VectorX& x) const = 0;
+  // Dense output anywhere in the last step, [t_prev, t].
+  virtual void interpolate(double t, VectorX& x) const = 0;
+
+  virtual IntegratorStats segment_statistics() const = 0;
+};
+
+// Creates an integrator by registry name; InputError for an unknown name.
+std::unique_ptr<Integrator> make_integrator(const std::string& name);
+
+struct IntegratorInfo {
+  std::string name;
+  std::string description;
+};
+std::vector<IntegratorInfo> list_integrators();
+
+}  // namespace hybridsim

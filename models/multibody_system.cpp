@@ -1,0 +1,231 @@
+#include "models/multibody_system.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace hybridsim {
+namespace {
+
+// Thickness a shape offers to a body passing through it: sphere diameter, box smallest edge.
+double shape_thickness(const Shape& shape) {
+  switch (shape.type) {
+    case ShapeType::sphere: return 2.0 * shape.radius;
+    case ShapeType::box: return 2.0 * shape.half_extents.minCoeff();
+    case ShapeType::halfspace: return kInfinity;
+  }
+  return kInfinity;
+}
+
+}  // namespace
+
+MultibodySystem::MultibodySystem(const Model& model)
+    : model_(model),
+      contacts_(model),
+      kinematics_(model.bodies.size()),
+      X_WS_(model.shapes.size()),
+      wrenches_(model.bodies.size()) {
+  for (const Shape& shape : model.shapes) {
+    if (shape.collision) smallest_shape_thickness_ = std::min(smallest_shape_thickness_,
+                                                              shape_thickness(shape));
+  }
+}
+
+void MultibodySystem::initial_state(VectorRef x0) const {
+  for (const Body& body : model_.bodies) write_initial_body_state(body, x0.data());
+}
+
+void MultibodySystem::update_kinematics(const double* x) {
+  for (std::size_t i = 0; i < model_.bodies.size(); ++i) {
+    compute_body_kinematics(model_.bodies[i], x, kinematics_[i]);
+  }
+  for (std::size_t i = 0; i < model_.shapes.size(); ++i) {
+    const Shape& shape = model_.shapes[i];
+    X_WS_[i] = kinematics_[shape.body].X_WB * shape.X_BS;
+  }
+}
+
+void MultibodySystem::apply_gravity_and_inputs(double t) {
+  for (std::size_t i = 0; i < model_.bodies.size(); ++i) {
+    wrenches_[i].set_zero();
+    if (!model_.bodies[i].fixed) wrenches_[i].f_W = model_.bodies[i].mass * model_.gravity_W;
+  }
+  for (const Input& input : model_.inputs) {
+    if (input.body < 0 || model_.bodies[input.body].fixed) continue;
+    Vec3 value = evaluate_signal(input.signal, t);
+    if (input.body_frame) value = kinematics_[input.body].X_WB.rotation * value;
+    if (input.kind == Input::Kind::force) {
+      wrenches_[input.body].f_W += value;  // at the centre of mass
+    } else {
+      wrenches_[input.body].tau_Com_W += value;
+    }
+  }
+}
+
+void MultibodySystem::apply_contact_forces(ContactResult* results) {
+  const double eps = contacts_.contact_eps();
+  std::size_t k = 0;
+  for (const auto& [id, pair] : contacts_.contacts()) {
+    const Shape& shape_a = model_.shapes[pair.shape_a];
+    const Shape& shape_b = model_.shapes[pair.shape_b];
+    const SignedDistance geometry =
+        compute_signed_distance(shape_a, X_WS_[pair.shape_a], shape_b, X_WS_[pair.shape_b]);
+    const BodyKinematics& body_a = kinematics_[shape_a.body];
+    const BodyKinematics& body_b = kinematics_[shape_b.body];
+
+    // Contact kinematics at C: the force-law distance is distanceOrg + eps (design.md §4).
+    ContactKinematics contact;
+    const Vec3 p_WC = geometry.contact_point_W();
+    const Vec3& n = geometry.n_AB_W;
+    const Vec3 v_rel_W = velocity_of_point(body_b, p_WC) - velocity_of_point(body_a, p_WC);
+    contact.n_AB_W = n;
+    contact.penetration = -(geometry.distance + eps);
+    contact.penetration_rate = -v_rel_W.dot(n);
+    contact.v_slip_W = v_rel_W - v_rel_W.dot(n) * n;
+    contact.w_rel_W = body_b.w_WB_W - body_a.w_WB_W;
+    const ContactForce force = compute_contact_force(pair.law, pair.damping, contact);
+
+    // B receives +F at C and +tau, A the opposite.
+    wrenches_[shape_b.body].add_force_at(force.f_B_W, p_WC, body_b.p_WCom);
+    wrenches_[shape_b.body].tau_Com_W += force.tau_B_W;
+    wrenches_[shape_a.body].add_force_at(-force.f_B_W, p_WC, body_a.p_WCom);
+    wrenches_[shape_a.body].tau_Com_W -= force.tau_B_W;
+
+    if (results != nullptr) {
+      results[k] = {id, contact.penetration, contact.penetration_rate, p_WC, n, force.f_B_W,
+                    force.tau_B_W};
+    }
+    ++k;
+  }
+}
+
+void MultibodySystem::write_derivatives(const double* x, double* xdot) {
+  for (std::size_t i = 0; i < model_.bodies.size(); ++i) {
+    const Body& body = model_.bodies[i];
+    if (!body.fixed) compute_body_derivatives(body, kinematics_[i], wrenches_[i], x, xdot);
+  }
+}
+
+void MultibodySystem::compute_derivatives(double t, ConstVectorRef x, VectorRef xdot) {
+  ++rhs_count_;
+  update_kinematics(x.data());
+  apply_gravity_and_inputs(t);
+  apply_contact_forces(nullptr);
+  write_derivatives(x.data(), xdot.data());
+}
+
+void MultibodySystem::compute_crossings(double /*t*/, ConstVectorRef x, VectorRef z) {
+  update_kinematics(x.data());
+  contacts_.compute_crossings(X_WS_, z[0], z[1]);
+}
+
+EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossing, VectorRef x) {
+  // Restarts begin from unit quaternions (a change of the order of the integrator's tolerance).
+  for (const Body& body : model_.bodies) normalize_body_quaternion(body, x.data());
+  update_kinematics(x.data());
+  EventOutcome outcome;
+  outcome.state_changed = true;
+  outcome.records = contacts_.rebuild_contacts(t, crossing, X_WS_, kinematics_);
+  return outcome;
+}
+
+EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
+  return rebuild_contacts(t0, "", x);
+}
+
+EventOutcome MultibodySystem::handle_state_event(double t, VectorRef x,
+                                                 std::span<const int> roots_found) {
+  std::string crossing;
+  for (std::size_t i = 0; i < roots_found.size(); ++i) {
+    if (roots_found[i] == 0) continue;
+    crossing += (crossing.empty() ? "z" : ",z") + std::to_string(i + 1);
+  }
+  return rebuild_contacts(t, crossing, x);
+}
+
+double MultibodySystem::next_time_event(double t) const {
+  double next = kInfinity;
+  for (const Input& input : model_.inputs) {
+    next = std::min(next, next_signal_breakpoint(input.signal, t));
+  }
+  return next;
+}
+
+EventOutcome MultibodySystem::handle_time_event(double t, VectorRef x) {
+  EventOutcome outcome;
+  for (const Input& input : model_.inputs) {
+    // The breakpoint that brought us here: the next one after just before t is t itself.
+    if (next_signal_breakpoint(input.signal, t - 1e-12 * std::max(1.0, std::abs(t))) > t) continue;
+    EventRecord record;
+    record.t = t;
+    record.kind = EventRecord::Kind::time_event;
+    record.description = fmt::format("input {}", input.name);
+    outcome.records.push_back(std::move(record));
+  }
+  // Contacts are re-examined at every restart, as at state events.
+  EventOutcome contacts = rebuild_contacts(t, "", x);
+  outcome.state_changed = contacts.state_changed;
+  outcome.records.insert(outcome.records.end(), contacts.records.begin(), contacts.records.end());
+  return outcome;
+}
+
+double MultibodySystem::max_step_hint(double /*t*/, ConstVectorRef x) const {
+  // A step must not carry a body through the thinnest collision shape unseen (design.md §4):
+  // with speed bound v + g h over the step, travel v h + g h^2 <= L gives the bound on h, with
+  // L half the thinnest shape. Applied inputs are not included in the bound.
+  if (!std::isfinite(smallest_shape_thickness_)) return kInfinity;
+  const double travel = 0.5 * smallest_shape_thickness_;
+  const double g = model_.gravity_W.norm();
+  double bound = kInfinity;
+  for (const Body& body : model_.bodies) {
+    if (body.fixed) continue;
+    BodyKinematics kinematics;
+    compute_body_kinematics(body, x.data(), kinematics);
+    double reach = 0.0;  // largest distance of a shape point from the centre of mass
+    for (int shape : body.shapes) {
+      const Shape& s = model_.shapes[shape];
+      const double extent = s.type == ShapeType::sphere ? s.radius : s.half_extents.norm();
+      reach = std::max(reach, (s.X_BS.translation - body.p_BCom_B).norm() + extent);
+    }
+    const double v = kinematics.v_WCom_W.norm() + kinematics.w_WB_W.norm() * reach;
+    const double h = g > 0.0 ? (-v + std::sqrt(v * v + 4.0 * g * travel)) / (2.0 * g)
+                             : (v > 0.0 ? travel / v : kInfinity);
+    bound = std::min(bound, h);
+  }
+  return bound;
+}
+
+std::span<const BodyKinematics> MultibodySystem::compute_kinematics(ConstVectorRef x) {
+  update_kinematics(x.data());
+  return kinematics_;
+}
+
+double MultibodySystem::compute_energy(ConstVectorRef x) {
+  update_kinematics(x.data());
+  double energy = 0.0;
+  for (std::size_t i = 0; i < model_.bodies.size(); ++i) {
+    const Body& body = model_.bodies[i];
+    if (body.fixed) continue;
+    energy += compute_kinetic_energy(body, kinematics_[i]);
+    energy -= body.mass * model_.gravity_W.dot(kinematics_[i].p_WCom);
+  }
+  const double eps = contacts_.contact_eps();
+  for (const auto& [id, pair] : contacts_.contacts()) {
+    const SignedDistance geometry =
+        compute_signed_distance(model_.shapes[pair.shape_a], X_WS_[pair.shape_a],
+                                model_.shapes[pair.shape_b], X_WS_[pair.shape_b]);
+    energy += compute_elastic_energy(pair.law, -(geometry.distance + eps));
+  }
+  return energy;
+}
+
+std::vector<ContactResult> MultibodySystem::compute_contact_results(ConstVectorRef x) {
+  std::vector<ContactResult> results(contacts_.contacts().size());
+  update_kinematics(x.data());
+  apply_gravity_and_inputs(0.0);
+  apply_contact_forces(results.data());
+  return results;
+}
+
+}  // namespace hybridsim

@@ -1,0 +1,80 @@
+// MultibodySystem: free rigid bodies with shapes in contact, as a HybridSystem. Contact starts and
+// ends are state events through the z1/z2 crossing functions of the ContactHandler; input signal
+// breakpoints are time events.
+//
+// One right-hand-side evaluation, in stages:
+//   update_kinematics        body poses and velocities from x (normalised quaternions), shape poses
+//   apply_gravity_and_inputs gravity at each centre of mass, input forces and torques
+//   apply_contact_forces     the law of each pair in contactDict (the set is frozen between events)
+//   write_derivatives        Newton-Euler per free body
+// Nothing allocates on this path or in the crossing functions.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/hybrid_system.hpp"
+#include "core/model.hpp"
+#include "core/rigid_body.hpp"
+#include "events/contact_handler.hpp"
+
+namespace hybridsim {
+
+// Per-pair results of the contact law at one instant (penetration, rates, force), world frame.
+struct ContactResult {
+  PairId pair = 0;
+  double penetration = 0.0;       // m
+  double penetration_rate = 0.0;  // m/s
+  Vec3 point_W = Vec3::Zero();
+  Vec3 normal_W = Vec3::Zero();
+  Vec3 force_on_B_W = Vec3::Zero();
+  Vec3 torque_on_B_W = Vec3::Zero();
+};
+
+class MultibodySystem final : public HybridSystem {
+ public:
+  // The model must outlive the system.
+  explicit MultibodySystem(const Model& model);
+
+  int state_size() const override { return model_.state_size; }
+  void initial_state(VectorRef x0) const override;
+  EventOutcome initialize(double t0, VectorRef x) override;
+  void compute_derivatives(double t, ConstVectorRef x, VectorRef xdot) override;
+  int crossing_count() const override { return 2; }
+  std::vector<int> crossing_directions() const override { return {+1, -1}; }
+  void compute_crossings(double t, ConstVectorRef x, VectorRef z) override;
+  EventOutcome handle_state_event(double t, VectorRef x, std::span<const int> roots_found) override;
+  double next_time_event(double t) const override;
+  EventOutcome handle_time_event(double t, VectorRef x) override;
+  double max_step_hint(double t, ConstVectorRef x) const override;
+  long rhs_evaluation_count() const override { return rhs_count_; }
+
+  // Outputs.
+  const Model& model() const { return model_; }
+  const ContactHandler& contact_handler() const { return contacts_; }
+  // Kinetic + gravitational potential + elastic contact energy, J.
+  double compute_energy(ConstVectorRef x);
+  // Kinematics of every body at x (world frame velocities and poses).
+  std::span<const BodyKinematics> compute_kinematics(ConstVectorRef x);
+  // Law results of the pairs in contact at x.
+  std::vector<ContactResult> compute_contact_results(ConstVectorRef x);
+
+ private:
+  void update_kinematics(const double* x);
+  void apply_gravity_and_inputs(double t);
+  void apply_contact_forces(ContactResult* results);
+  void write_derivatives(const double* x, double* xdot);
+  EventOutcome rebuild_contacts(double t, std::string_view crossing, VectorRef x);
+
+  const Model& model_;
+  ContactHandler contacts_;
+  double smallest_shape_thickness_ = kInfinity;  // m, of the collision shapes
+
+  // Workspace, sized once.
+  std::vector<BodyKinematics> kinematics_;  // per body
+  std::vector<Pose> X_WS_;                  // per shape
+  std::vector<BodyWrench> wrenches_;        // per body
+  long rhs_count_ = 0;
+};
+
+}  // namespace hybridsim

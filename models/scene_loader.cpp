@@ -1,0 +1,505 @@
+#include "models/scene_loader.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+
+#include <Eigen/Eigenvalues>
+#include <fmt/format.h>
+
+#include "collision/signed_distance.hpp"
+#include "core/errors.hpp"
+#include "integrators/integrator.hpp"
+#include "models/mass_properties.hpp"
+#include "models/yaml_reader.hpp"
+
+namespace hybridsim {
+namespace {
+
+std::string indexed(const std::string& path, std::size_t index) {
+  return fmt::format("{}[{}]", path, index);
+}
+
+// Orientation: {rpy: [roll, pitch, yaw]} (R = Rz(yaw) Ry(pitch) Rx(roll)), {quaternion: [w, x,
+// y, z]} (normalised) or {axis_angle: [ax, ay, az, angle]}.
+Quat read_orientation(MapReader& parent, const std::string& key) {
+  if (!parent.has(key)) {
+    parent.get(key);
+    return Quat::Identity();
+  }
+  MapReader reader(parent.get(key), parent.path_of(key), parent.source());
+  int given = 0;
+  Quat q = Quat::Identity();
+  if (reader.has("rpy")) {
+    ++given;
+    const Vec3 rpy = reader.vec3("rpy", Vec3::Zero());
+    q = Eigen::AngleAxisd(rpy.z(), Vec3::UnitZ()) * Eigen::AngleAxisd(rpy.y(), Vec3::UnitY()) *
+        Eigen::AngleAxisd(rpy.x(), Vec3::UnitX());
+  }
+  if (reader.has("quaternion")) {
+    ++given;
+    const YAML::Node value = reader.get("quaternion");
+    const std::string path = reader.path_of("quaternion");
+    if (!value.IsSequence() || value.size() != 4) {
+      throw_yaml_error(reader.source(), value, path, "must be a list of 4 numbers [w, x, y, z]");
+    }
+    double wxyz[4];
+    for (int i = 0; i < 4; ++i) wxyz[i] = read_yaml_number(reader.source(), value[i], path);
+    q = quaternion_from_wxyz(wxyz);
+    if (!(q.norm() > 1e-12)) throw_yaml_error(reader.source(), value, path, "must not be zero");
+    q.normalize();
+  }
+  if (reader.has("axis_angle")) {
+    ++given;
+    const YAML::Node value = reader.get("axis_angle");
+    const std::string path = reader.path_of("axis_angle");
+    if (!value.IsSequence() || value.size() != 4) {
+      throw_yaml_error(reader.source(), value, path, "must be a list [ax, ay, az, angle]");
+    }
+    double v[4];
+    for (int i = 0; i < 4; ++i) v[i] = read_yaml_number(reader.source(), value[i], path);
+    const Vec3 axis(v[0], v[1], v[2]);
+    if (!(axis.norm() > 1e-12)) throw_yaml_error(reader.source(), value, path, "zero axis");
+    q = Eigen::AngleAxisd(v[3], axis.normalized());
+  }
+  if (given != 1) reader.fail("rpy", "give exactly one of rpy, quaternion, axis_angle");
+  reader.reject_unknown_keys();
+  return q;
+}
+
+void read_materials(MapReader& root, Model& model) {
+  if (!root.has("materials")) root.fail("materials", "is required (at least one solid material)");
+  MapReader materials(root.get("materials"), "materials", root.source());
+  for (const auto& entry : root.get("materials")) {
+    Material material;
+    material.name = entry.first.as<std::string>();
+    MapReader reader(entry.second, materials.path_of(material.name), root.source());
+    materials.get(material.name);
+    material.density = reader.required_positive("density");
+    material.youngs_modulus = reader.required_positive("youngs_modulus");
+    material.poisson_ratio = reader.required_number("poisson_ratio");
+    if (!(material.poisson_ratio > -1.0 && material.poisson_ratio < 0.5)) {
+      reader.fail("poisson_ratio", "must lie in (-1, 0.5)");
+    }
+    reader.reject_unknown_keys();
+    model.materials.push_back(material);
+  }
+}
+
+FrictionParameters read_friction(MapReader& parent) {
+  FrictionParameters friction;
+  if (!parent.has("friction")) {
+    parent.get("friction");
+    friction.model = FrictionModel::none;
+    return friction;
+  }
+  MapReader reader(parent.get("friction"), parent.path_of("friction"), parent.source());
+  const std::string model = reader.choice(
+      "model", "regularized_coulomb", {"regularized_coulomb", "stribeck", "slip_compliance", "none"});
+  if (model == "stribeck" || model == "slip_compliance") {
+    throw NotSupportedError(fmt::format(
+        "{}: key '{}' = {}: not supported yet (this build has regularized_coulomb and none)",
+        parent.source().file, reader.path_of("model"), model));
+  }
+  friction.model = model == "none" ? FrictionModel::none : FrictionModel::regularized_coulomb;
+  friction.mu_kinetic = reader.non_negative("mu_kinetic", 0.0);
+  friction.v_small = reader.positive("v_small", 0.01);
+  reader.non_negative("mu_static", 0.0);          // stribeck only
+  reader.positive("stiction_tolerance", 1e-4);    // stribeck only
+  if (reader.has("slip_compliance")) reader.get("slip_compliance");  // slip_compliance only
+  if (!reader.boolean("cone", true)) {
+    throw NotSupportedError(fmt::format("{}: key '{}' = false: the friction pyramid is not "
+                                        "supported yet (the cone is)",
+                                        parent.source().file, reader.path_of("cone")));
+  }
+  reader.reject_unknown_keys();
+  return friction;
+}
+
+void read_contact_materials(MapReader& root, Model& model) {
+  const YAML::Node list = root.sequence("contact_materials");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string path = indexed("contact_materials", i);
+    MapReader reader(list[i], path, root.source());
+    ContactMaterial cm;
+    const YAML::Node pair = reader.get("pair");
+    if (!pair.IsSequence() || pair.size() != 2) {
+      reader.fail("pair", "must be a list of two material names");
+    }
+    cm.material_a = pair[0].as<std::string>();
+    cm.material_b = pair[1].as<std::string>();
+    for (const std::string& name : {cm.material_a, cm.material_b}) {
+      if (model.find_material(name) < 0) {
+        throw_yaml_error(root.source(), pair, reader.path_of("pair"),
+                         fmt::format("unknown material '{}'", name));
+      }
+    }
+    for (std::size_t k = 0; k < model.contact_materials.size(); ++k) {
+      const ContactMaterial& other = model.contact_materials[k];
+      if ((other.material_a == cm.material_a && other.material_b == cm.material_b) ||
+          (other.material_a == cm.material_b && other.material_b == cm.material_a)) {
+        reader.fail("pair", fmt::format("duplicate of contact_materials[{}]", k));
+      }
+    }
+    cm.restitution = reader.number("restitution", 1.0);
+    if (!(cm.restitution >= 0.0 && cm.restitution <= 1.0)) {
+      reader.fail("restitution", "must lie in [0, 1]");
+    }
+    const std::string law =
+        reader.choice("normal_law", "elastic", {"elastic", "hunt_crossley", "linear"});
+    if (law != "elastic") {
+      throw NotSupportedError(fmt::format(
+          "{}: key '{}' = {}: not supported yet (this build has the elastic law)",
+          root.source().file, reader.path_of("normal_law"), law));
+    }
+    const std::string damping = reader.choice(
+        "damping_model", "exact",
+        {"exact", "flores", "hunt_crossley", "lankarani_nikravesh", "gonthier"});
+    for (DampingModel candidate : {DampingModel::exact, DampingModel::flores,
+                                   DampingModel::hunt_crossley, DampingModel::lankarani_nikravesh,
+                                   DampingModel::gonthier}) {
+      if (to_string(candidate) == damping) cm.damping_model = candidate;
+    }
+    cm.v_small = reader.positive("v_small", 0.01);
+    cm.clamp = reader.boolean("clamp", true);
+    cm.friction = read_friction(reader);
+    cm.rolling_resistance = reader.non_negative("rolling_resistance", 0.0);
+    cm.torsional_friction = reader.non_negative("torsional_friction", 0.0);
+    cm.w_small = reader.positive("w_small", 0.01);
+    cm.merged_rolling_torque = reader.boolean("merged_rolling_torque", false);
+    cm.exact_alpha = exact_damping_alpha(cm.restitution);
+    reader.reject_unknown_keys();
+    model.contact_materials.push_back(cm);
+  }
+}
+
+void read_shape(MapReader& reader, Shape& shape, Model& model) {
+  const std::string type = reader.choice(
+      "type", "", {"sphere", "box", "halfspace", "capsule", "cylinder", "cone", "ellipsoid", "convex"});
+  if (type == "sphere") {
+    shape.type = ShapeType::sphere;
+    shape.radius = reader.required_positive("radius");
+    shape.contact_sphere_radius = shape.radius;
+  } else if (type == "box") {
+    shape.type = ShapeType::box;
+    const Vec3 size = reader.required_vec3("size");
+    if (!(size.minCoeff() > 0.0)) {
+      throw_yaml_error(reader.source(), reader.get("size"), reader.path_of("size"),
+                       "every edge length must be positive");
+    }
+    shape.half_extents = 0.5 * size;
+    shape.contact_sphere_radius = shape.half_extents.minCoeff();
+    shape.flat = true;
+  } else if (type == "halfspace") {
+    shape.type = ShapeType::halfspace;
+    const Vec3 normal = reader.vec3("normal", Vec3::UnitZ());
+    if (!(normal.norm() > 1e-12)) reader.fail("normal", "must not be zero");
+    shape.normal_S = normal.normalized();
+    shape.offset = reader.number("offset", 0.0);
+    shape.contact_sphere_radius = kInfinity;
+    shape.flat = true;
+  } else {
+    throw NotSupportedError(fmt::format(
+        "{}: key '{}' = {}: shape type not supported yet (this build has sphere, box, halfspace)",
+        reader.source().file, reader.path_of("type"), type));
+  }
+  shape.X_BS.translation = reader.vec3("position", Vec3::Zero());
+  shape.X_BS.rotation = read_orientation(reader, "orientation").toRotationMatrix();
+
+  const std::string material = reader.required_string("material");
+  shape.material = model.find_material(material);
+  if (shape.material < 0) reader.fail("material", "unknown material");
+  const std::string contact_material = reader.string("contact_material", material);
+  shape.contact_material = model.find_material(contact_material);
+  if (shape.contact_material < 0) reader.fail("contact_material", "unknown material");
+  shape.collision = reader.boolean("collision", true);
+  if (reader.has("contact_sphere_radius")) {
+    shape.contact_sphere_radius = reader.positive("contact_sphere_radius", 1.0);
+  }
+  for (const char* later : {"smoothing_radius", "fdir1", "group", "mask"}) {
+    if (reader.has(later)) reader.fail(later, "not supported yet");
+  }
+}
+
+void read_body_mass_properties(MapReader& reader, Body& body, const Model& model) {
+  const MassProperties from_shapes = compute_mass_properties(model, body.shapes);
+  if (reader.has("mass")) {
+    body.mass = reader.positive("mass", 1.0);
+  } else if (from_shapes.mass > 0.0) {
+    body.mass = from_shapes.mass;
+  } else {
+    reader.fail("mass", "is required for a body whose shapes have no volume");
+  }
+  body.p_BCom_B = reader.vec3("center_of_mass", from_shapes.p_BCom_B);
+  if (reader.has("inertia")) {
+    const YAML::Node value = reader.get("inertia");
+    const std::string path = reader.path_of("inertia");
+    if (!value.IsSequence() || value.size() != 6) {
+      throw_yaml_error(reader.source(), value, path, "must be [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]");
+    }
+    double I[6];
+    for (int i = 0; i < 6; ++i) I[i] = read_yaml_number(reader.source(), value[i], path);
+    body.inertia_com_B << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
+    Eigen::SelfAdjointEigenSolver<Mat3> eigen(body.inertia_com_B);
+    if (!(eigen.eigenvalues().minCoeff() > 0.0)) {
+      throw_yaml_error(reader.source(), value, path, "must be positive definite");
+    }
+  } else if (from_shapes.mass > 0.0) {
+    body.inertia_com_B = from_shapes.inertia_com_B * (body.mass / from_shapes.mass);
+  } else {
+    reader.fail("inertia", "is required for a body whose shapes have no volume");
+  }
+  body.inverse_inertia_com_B = body.inertia_com_B.inverse();
+}
+
+void read_bodies(MapReader& root, Model& model) {
+  const YAML::Node list = root.sequence("bodies");
+  if (list.size() == 0) root.fail("bodies", "is required (at least one body)");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader reader(list[i], indexed("bodies", i), root.source());
+    Body body;
+    body.name = reader.required_string("name");
+    if (model.find_body(body.name) >= 0) reader.fail("name", "duplicate body name");
+    body.fixed = reader.boolean("fixed", false);
+    body.p_WB = reader.vec3("position", Vec3::Zero());
+    body.q_WB = read_orientation(reader, "orientation");
+    body.v_WB_W = reader.vec3("linear_velocity", Vec3::Zero());
+    body.w_WB_W = reader.vec3("angular_velocity", Vec3::Zero());
+    const int body_index = static_cast<int>(model.bodies.size());
+
+    const YAML::Node shapes = reader.sequence("shapes");
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      MapReader shape_reader(shapes[k], indexed(reader.path_of("shapes"), k), root.source());
+      Shape shape;
+      shape.body = body_index;
+      shape.name = shape_reader.string("name", std::to_string(k));
+      for (int other : body.shapes) {
+        if (model.shapes[other].name == shape.name) shape_reader.fail("name", "duplicate shape name");
+      }
+      read_shape(shape_reader, shape, model);
+      if (shape.type == ShapeType::halfspace && !body.fixed) {
+        shape_reader.fail("type", "a halfspace belongs to a fixed body");
+      }
+      shape_reader.reject_unknown_keys();
+      body.shapes.push_back(static_cast<int>(model.shapes.size()));
+      model.shapes.push_back(shape);
+    }
+    if (body.fixed) {
+      for (const char* key : {"mass", "inertia", "center_of_mass"}) reader.get(key);
+      if (body.v_WB_W.norm() > 0.0 || body.w_WB_W.norm() > 0.0) {
+        reader.fail("linear_velocity", "a fixed body does not move");
+      }
+    } else {
+      read_body_mass_properties(reader, body, model);
+    }
+    reader.reject_unknown_keys();
+    model.bodies.push_back(body);
+  }
+}
+
+Vec3 read_signal_value(const YamlSource& source, const YAML::Node& node, const std::string& path) {
+  return read_yaml_vec3(source, node, path);
+}
+
+Signal read_signal(MapReader& parent) {
+  MapReader reader(parent.get("signal"), parent.path_of("signal"), parent.source());
+  Signal signal;
+  int kinds = 0;
+  const YamlSource& source = parent.source();
+  if (reader.has("constant")) {
+    ++kinds;
+    signal.kind = Signal::Kind::constant;
+    signal.value = read_signal_value(source, reader.get("constant"), reader.path_of("constant"));
+  }
+  if (reader.has("step") || reader.has("ramp")) {
+    ++kinds;
+    const bool ramp = reader.has("ramp");
+    const std::string key = ramp ? "ramp" : "step";
+    MapReader step(reader.get(key), reader.path_of(key), source);
+    signal.kind = ramp ? Signal::Kind::ramp : Signal::Kind::step;
+    signal.time = step.required_number("time");
+    if (ramp) signal.duration = step.required_positive("duration");
+    signal.before = read_signal_value(source, step.get("before"), step.path_of("before"));
+    signal.after = read_signal_value(source, step.get("after"), step.path_of("after"));
+    step.reject_unknown_keys();
+  }
+  if (reader.has("sine")) {
+    ++kinds;
+    MapReader sine(reader.get("sine"), reader.path_of("sine"), source);
+    signal.kind = Signal::Kind::sine;
+    signal.amplitude = sine.required_vec3("amplitude");
+    signal.frequency = sine.required_positive("frequency");
+    signal.phase = sine.number("phase", 0.0);
+    signal.offset = sine.vec3("offset", Vec3::Zero());
+    sine.reject_unknown_keys();
+  }
+  if (reader.has("table")) {
+    ++kinds;
+    MapReader table(reader.get("table"), reader.path_of("table"), source);
+    signal.kind = Signal::Kind::table;
+    const YAML::Node points = table.sequence("points");
+    const std::string path = table.path_of("points");
+    if (points.size() == 0) table.fail("points", "needs at least one [t, fx, fy, fz] row");
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const YAML::Node row = points[i];
+      if (!row.IsSequence() || row.size() != 4) {
+        throw_yaml_error(source, row, indexed(path, i), "must be [t, x, y, z]");
+      }
+      const double t = read_yaml_number(source, row[0], indexed(path, i));
+      if (!signal.times.empty() && !(t > signal.times.back())) {
+        throw_yaml_error(source, row, indexed(path, i), "times must increase");
+      }
+      signal.times.push_back(t);
+      signal.values.emplace_back(read_yaml_number(source, row[1], indexed(path, i)),
+                                 read_yaml_number(source, row[2], indexed(path, i)),
+                                 read_yaml_number(source, row[3], indexed(path, i)));
+    }
+    table.reject_unknown_keys();
+  }
+  if (kinds != 1) reader.fail("constant", "give exactly one of constant, step, ramp, sine, table");
+  reader.reject_unknown_keys();
+  return signal;
+}
+
+void read_inputs(MapReader& root, Model& model) {
+  const YAML::Node list = root.sequence("inputs");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader reader(list[i], indexed("inputs", i), root.source());
+    Input input;
+    input.name = reader.required_string("name");
+    if (!reader.has("target")) {
+      reader.fail("target", "is required (joint inputs are not supported yet)");
+    }
+    MapReader target(reader.get("target"), reader.path_of("target"), root.source());
+    const std::string body = target.required_string("body");
+    input.body = model.find_body(body);
+    if (input.body < 0) target.fail("body", "unknown body");
+    input.kind = target.choice("kind", "force", {"force", "torque"}) == "force"
+                     ? Input::Kind::force
+                     : Input::Kind::torque;
+    input.body_frame = target.choice("frame", "world", {"world", "body"}) == "body";
+    target.reject_unknown_keys();
+    if (!reader.has("signal")) reader.fail("signal", "is required");
+    input.signal = read_signal(reader);
+    reader.reject_unknown_keys();
+    model.inputs.push_back(input);
+  }
+}
+
+void read_settings(MapReader& root, Model& model) {
+  if (root.has("simulation")) {
+    MapReader sim(root.get("simulation"), "simulation", root.source());
+    SimulationSettings& s = model.simulation;
+    s.stop_time = sim.positive("stop_time", s.stop_time);
+    s.integrator = sim.string("integrator", s.integrator);
+    try {
+      make_integrator(s.integrator);
+    } catch (const InputError& error) {
+      sim.fail("integrator", error.what());
+    }
+    s.rtol = sim.positive("rtol", s.rtol);
+    if (sim.has("atol")) s.atol = sim.positive("atol", 1.0);
+    s.output_interval = sim.positive("output_interval", s.output_interval);
+    if (sim.has("max_step")) s.max_step = sim.positive("max_step", 1.0);
+    sim.reject_unknown_keys();
+  } else {
+    root.get("simulation");
+  }
+  if (root.has("contact")) {
+    MapReader contact(root.get("contact"), "contact", root.source());
+    ContactSettings& c = model.contact;
+    c.mpr_tolerance = contact.positive("mpr_tolerance", c.mpr_tolerance);
+    c.contact_eps = contact.positive("contact_eps", std::max(1e-13, 10.0 * c.mpr_tolerance));
+    c.max_damping = contact.positive("max_damping", c.max_damping);
+    c.stiffness_reduction = contact.positive("stiffness_reduction", c.stiffness_reduction);
+    c.max_events_per_second = contact.positive("max_events_per_second", c.max_events_per_second);
+    contact.reject_unknown_keys();
+  } else {
+    root.get("contact");
+  }
+}
+
+// Every pair that may collide needs a supported geometry and a contact material.
+void check_collision_pairs(const Model& model) {
+  for (std::size_t a = 0; a < model.shapes.size(); ++a) {
+    for (std::size_t b = a + 1; b < model.shapes.size(); ++b) {
+      const Shape& sa = model.shapes[a];
+      const Shape& sb = model.shapes[b];
+      if (!sa.collision || !sb.collision || sa.body == sb.body) continue;
+      if (model.bodies[sa.body].fixed && model.bodies[sb.body].fixed) continue;
+      const std::string pair = fmt::format("{} and {}", model.shape_label(static_cast<int>(a)),
+                                           model.shape_label(static_cast<int>(b)));
+      if (!is_supported_shape_pair(sa.type, sb.type)) {
+        throw NotSupportedError(fmt::format(
+            "{}: shapes {}: this shape pair is not supported yet (set collision: false on one)",
+            model.source, pair));
+      }
+      if (model.find_contact_material(sa.contact_material, sb.contact_material) < 0) {
+        throw InputError(fmt::format(
+            "{}: key 'contact_materials': no entry for the pair [{}, {}] (needed by shapes {})",
+            model.source, model.materials[sa.contact_material].name,
+            model.materials[sb.contact_material].name, pair));
+      }
+    }
+  }
+}
+
+Model build_model(const YAML::Node& root_node, YamlSource& source) {
+  Model model;
+  model.source = source.file;
+  MapReader root(root_node, "", source);
+  model.name = root.string("name", std::filesystem::path(source.file).stem().string());
+  model.description = root.string("description", "");
+  model.gravity_W = root.vec3("gravity", model.gravity_W);
+  read_settings(root, model);
+  read_materials(root, model);
+  read_contact_materials(root, model);
+  read_bodies(root, model);
+  if (root.sequence("joints").size() > 0) {
+    root.fail("joints", "joints are not supported yet");
+  }
+  read_inputs(root, model);
+  root.reject_unknown_keys();
+  check_collision_pairs(model);
+  assign_state_layout(model);
+  return model;
+}
+
+}  // namespace
+
+std::string resolve_scene_path(const std::string& path_or_name) {
+  namespace fs = std::filesystem;
+  if (fs::is_regular_file(path_or_name)) return path_or_name;
+  const fs::path catalog = fs::path(HYBRIDSIM_CATALOG_DIR) / (path_or_name + ".yaml");
+  if (path_or_name.find('/') == std::string::npos && fs::is_regular_file(catalog)) {
+    return catalog.string();
+  }
+  throw InputError(fmt::format("{}: no such scene file or catalog scene", path_or_name));
+}
+
+Model load_scene_text(const std::string& text, const std::string& source_name,
+                      const std::vector<std::string>& overrides) {
+  YamlSource source{source_name, {}};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& error) {
+    throw InputError(fmt::format("{}:{}: YAML syntax error: {}", source_name, error.mark.line + 1,
+                                 error.msg));
+  }
+  if (!root.IsMap()) throw InputError(fmt::format("{}: a scene must be a YAML map", source_name));
+  for (const std::string& assignment : overrides) apply_yaml_override(root, assignment, source);
+  return build_model(root, source);
+}
+
+Model load_scene_file(const std::string& path_or_name, const std::vector<std::string>& overrides) {
+  const std::string path = resolve_scene_path(path_or_name);
+  std::ifstream file(path);
+  if (!file) throw InputError(fmt::format("{}: cannot open the scene file", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  return load_scene_text(text.str(), path, overrides);
+}
+
+}  // namespace hybridsim

@@ -1,0 +1,22 @@
+// Scene loading: the YAML of spec/scene-format.md to a Model. Every error is an InputError whose
+// message names the file, the line, the key and the value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+
+namespace hybridsim {
+
+// A scene from a file path or a catalog name (models/scenes/NAME.yaml), with KEY=VALUE overrides.
+Model load_scene_file(const std::string& path_or_name, const std::vector<std::string>& overrides = {});
+
+// A scene from YAML text; `source_name` stands for the file in messages.
+Model load_scene_text(const std::string& text, const std::string& source_name,
+                      const std::vector<std::string>& overrides = {});
+
+// The file a path or catalog name refers to; InputError if there is none.
+std::string resolve_scene_path(const std::string& path_or_name);
+
+}  // namespace hybridsim

@@ -1,0 +1,268 @@
+#include "models/yaml_reader.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+
+namespace hybridsim {
+namespace {
+
+bool is_override_node(const YamlSource& source, const YAML::Node& node) {
+  for (const YAML::Node& created : source.override_nodes) {
+    if (created.is(node)) return true;
+  }
+  return false;
+}
+
+void collect_nodes(const YAML::Node& node, std::vector<YAML::Node>& out) {
+  out.push_back(node);
+  if (node.IsSequence()) {
+    for (const YAML::Node& child : node) collect_nodes(child, out);
+  } else if (node.IsMap()) {
+    for (const auto& entry : node) collect_nodes(entry.second, out);
+  }
+}
+
+}  // namespace
+
+std::string describe_yaml_value(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "null";
+  if (node.IsScalar()) return node.Scalar();
+  YAML::Emitter emitter;
+  emitter << YAML::Flow << node;
+  return emitter.c_str();
+}
+
+void throw_yaml_error(const YamlSource& source, const YAML::Node& node, const std::string& path,
+                      const std::string& message) {
+  std::string where = source.file;
+  if (node.IsDefined() && is_override_node(source, node)) {
+    where += " (--set)";
+  } else if (node.IsDefined() && node.Mark().line >= 0) {
+    where += fmt::format(":{}", node.Mark().line + 1);
+  }
+  if (node.IsDefined() && !node.IsNull()) {
+    throw InputError(fmt::format("{}: key '{}' = {}: {}", where, path, describe_yaml_value(node),
+                                 message));
+  }
+  throw InputError(fmt::format("{}: key '{}': {}", where, path, message));
+}
+
+double read_yaml_number(const YamlSource& source, const YAML::Node& value, const std::string& path) {
+  double number = 0.0;
+  if (!value.IsScalar()) throw_yaml_error(source, value, path, "must be a number");
+  try {
+    number = value.as<double>();
+  } catch (const YAML::Exception&) {
+    throw_yaml_error(source, value, path, "must be a number");
+  }
+  if (!std::isfinite(number)) throw_yaml_error(source, value, path, "must be a finite number");
+  return number;
+}
+
+Vec3 read_yaml_vec3(const YamlSource& source, const YAML::Node& value, const std::string& path) {
+  if (!value.IsSequence() || value.size() != 3) {
+    throw_yaml_error(source, value, path, "must be a list of 3 numbers");
+  }
+  Vec3 v;
+  for (int i = 0; i < 3; ++i) v[i] = read_yaml_number(source, value[i], path);
+  return v;
+}
+
+MapReader::MapReader(const YAML::Node& node, std::string path, const YamlSource& source)
+    : node_(node), path_(std::move(path)), source_(source) {
+  if (!node.IsMap()) throw_yaml_error(source, node, path_.empty() ? "(top level)" : path_,
+                                      "must be a map of keys");
+}
+
+bool MapReader::has(const std::string& key) const {
+  const YAML::Node value = node_[key];
+  return value.IsDefined() && !value.IsNull();
+}
+
+YAML::Node MapReader::get(const std::string& key) {
+  used_.insert(key);
+  return node_[key];
+}
+
+std::string MapReader::path_of(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+double MapReader::number(const std::string& key, double fallback) {
+  if (!has(key)) {
+    used_.insert(key);
+    return fallback;
+  }
+  return read_yaml_number(source_, get(key), path_of(key));
+}
+
+double MapReader::required_number(const std::string& key) {
+  if (!has(key)) fail(key, "is required");
+  return number(key, 0.0);
+}
+
+double MapReader::positive(const std::string& key, double fallback) {
+  const double value = number(key, fallback);
+  if (!(value > 0.0)) throw_yaml_error(source_, node_[key], path_of(key), "must be positive");
+  return value;
+}
+
+double MapReader::required_positive(const std::string& key) {
+  if (!has(key)) fail(key, "is required");
+  return positive(key, 0.0);
+}
+
+double MapReader::non_negative(const std::string& key, double fallback) {
+  const double value = number(key, fallback);
+  if (value < 0.0) throw_yaml_error(source_, node_[key], path_of(key), "must not be negative");
+  return value;
+}
+
+Vec3 MapReader::vec3(const std::string& key, const Vec3& fallback) {
+  if (!has(key)) {
+    used_.insert(key);
+    return fallback;
+  }
+  return read_yaml_vec3(source_, get(key), path_of(key));
+}
+
+Vec3 MapReader::required_vec3(const std::string& key) {
+  if (!has(key)) fail(key, "is required");
+  return vec3(key, Vec3::Zero());
+}
+
+std::string MapReader::string(const std::string& key, const std::string& fallback) {
+  if (!has(key)) {
+    used_.insert(key);
+    return fallback;
+  }
+  const YAML::Node value = get(key);
+  if (!value.IsScalar()) throw_yaml_error(source_, value, path_of(key), "must be a string");
+  return value.Scalar();
+}
+
+std::string MapReader::required_string(const std::string& key) {
+  if (!has(key)) fail(key, "is required");
+  return string(key, "");
+}
+
+bool MapReader::boolean(const std::string& key, bool fallback) {
+  if (!has(key)) {
+    used_.insert(key);
+    return fallback;
+  }
+  const YAML::Node value = get(key);
+  try {
+    if (value.IsScalar()) return value.as<bool>();
+  } catch (const YAML::Exception&) {
+  }
+  throw_yaml_error(source_, value, path_of(key), "must be true or false");
+}
+
+std::string MapReader::choice(const std::string& key, const std::string& fallback,
+                              const std::vector<std::string>& choices) {
+  const std::string value = string(key, fallback);
+  for (const std::string& option : choices) {
+    if (value == option) return value;
+  }
+  throw_yaml_error(source_, node_[key], path_of(key),
+                   fmt::format("must be one of: {}", fmt::join(choices, ", ")));
+}
+
+YAML::Node MapReader::sequence(const std::string& key) {
+  const YAML::Node value = get(key);
+  if (!value.IsDefined() || value.IsNull()) return YAML::Node(YAML::NodeType::Sequence);
+  if (!value.IsSequence()) throw_yaml_error(source_, value, path_of(key), "must be a list");
+  return value;
+}
+
+void MapReader::fail(const std::string& key, const std::string& message) {
+  const YAML::Node value = node_[key];
+  throw_yaml_error(source_, value.IsDefined() ? value : node_, path_of(key), message);
+}
+
+void MapReader::reject_unknown_keys() const {
+  for (const auto& entry : node_) {
+    const std::string key = entry.first.as<std::string>();
+    if (used_.contains(key)) continue;
+    std::vector<std::string> known(used_.begin(), used_.end());
+    throw_yaml_error(source_, entry.first, path_of(key),
+                     fmt::format("unknown key (known here: {})", fmt::join(known, ", ")));
+  }
+}
+
+void apply_yaml_override(YAML::Node root, const std::string& assignment, YamlSource& source) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw InputError(fmt::format("--set '{}': expected KEY=VALUE", assignment));
+  }
+  const std::string key = assignment.substr(0, equals);
+  const std::string text = assignment.substr(equals + 1);
+  YAML::Node value;
+  try {
+    value = YAML::Load(text);
+  } catch (const YAML::Exception& error) {
+    throw InputError(fmt::format("--set '{}': value is not valid YAML: {}", key, error.msg));
+  }
+
+  // Walk the path; yaml-cpp nodes are handles, so `current` aliases into the tree.
+  std::vector<std::string> segments;
+  for (std::size_t begin = 0; begin <= key.size();) {
+    const auto dot = key.find('.', begin);
+    const auto end = dot == std::string::npos ? key.size() : dot;
+    segments.push_back(key.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  YAML::Node current = root;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const std::string& segment = segments[i];
+    const bool last = i + 1 == segments.size();
+    if (segment.empty()) throw InputError(fmt::format("--set '{}': empty path segment", key));
+    if (current.IsSequence()) {
+      YAML::Node element;
+      bool found = false;
+      if (segment.find_first_not_of("0123456789") == std::string::npos) {
+        const std::size_t index = std::stoul(segment);
+        if (index < current.size()) {
+          element = current[index];
+          found = true;
+        }
+      } else {
+        for (std::size_t k = 0; k < current.size() && !found; ++k) {
+          const YAML::Node name = current[k]["name"];
+          if (name.IsDefined() && name.IsScalar() && name.Scalar() == segment) {
+            element = current[k];
+            found = true;
+          }
+        }
+      }
+      if (!found) {
+        throw InputError(fmt::format("--set '{}': no list element '{}' (an index or a name)", key,
+                                     segment));
+      }
+      if (last) {
+        element = value;  // assigns through the handle into the sequence
+      } else {
+        current.reset(element);
+      }
+    } else if (current.IsMap() || current.IsNull() || !current.IsDefined()) {
+      if (last) {
+        current[segment] = value;
+      } else {
+        YAML::Node next = current[segment];
+        if (!next.IsDefined() || next.IsNull()) {
+          throw InputError(fmt::format("--set '{}': no key '{}' in the scene", key, segment));
+        }
+        current.reset(next);
+      }
+    } else {
+      throw InputError(fmt::format("--set '{}': '{}' is below a scalar value", key, segment));
+    }
+  }
+  collect_nodes(value, source.override_nodes);
+}
+
+}  // namespace hybridsim

@@ -1,0 +1,85 @@
+// Helpers shared by the tests: scenes from YAML text, runs with recorded outputs and events.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/hybrid_system.hpp"
+#include "integrators/integrator.hpp"
+#include "integrators/simulator.hpp"
+#include "models/multibody_system.hpp"
+#include "models/scene_loader.hpp"
+
+namespace hybridsim::testing {
+
+// Records every output and event of a run.
+struct Recorder : SimulationObserver {
+  std::vector<double> output_times;
+  std::vector<VectorX> output_states;
+  std::vector<EventInstant> events;
+  std::vector<VectorX> event_states;
+
+  void on_output(double t, const VectorX& x) override {
+    output_times.push_back(t);
+    output_states.push_back(x);
+  }
+  void on_event(const EventInstant& instant, const VectorX& x) override {
+    events.push_back(instant);
+    event_states.push_back(x);
+  }
+  // All contact records (starts and ends) in time order.
+  std::vector<EventRecord> contact_records() const {
+    std::vector<EventRecord> records;
+    for (const EventInstant& instant : events) {
+      for (const EventRecord& record : instant.outcome.records) {
+        if (record.kind == EventRecord::Kind::contact_start ||
+            record.kind == EventRecord::Kind::contact_end) {
+          records.push_back(record);
+        }
+      }
+    }
+    return records;
+  }
+};
+
+struct Run {
+  Model model;
+  std::unique_ptr<MultibodySystem> system;
+  Recorder recorder;
+  SimulationResult result;
+  VectorX final_state;
+};
+
+// Runs a scene with its own simulation settings (rtol/atol may be overridden by the overrides).
+inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& integrator = "",
+                                      double output_interval = -1.0) {
+  auto run = std::make_unique<Run>();
+  run->model = model;
+  run->system = std::make_unique<MultibodySystem>(run->model);
+  SimulationOptions options;
+  options.stop_time = model.simulation.stop_time;
+  options.output_interval = output_interval > 0.0 ? output_interval : model.simulation.output_interval;
+  options.integrator.rtol = model.simulation.rtol;
+  options.integrator.atol =
+      model.simulation.atol.value_or(default_absolute_tolerance(model.simulation.rtol));
+  options.integrator.max_step = model.simulation.max_step;
+  options.max_events_per_second = model.contact.max_events_per_second;
+  auto integ = make_integrator(integrator.empty() ? model.simulation.integrator : integrator);
+  Simulator simulator(*run->system, *integ, options);
+  run->result = simulator.run(&run->recorder);
+  run->final_state = simulator.state();
+  return run;
+}
+
+// A steel-like material table and one contact pair, for scenes written in tests.
+inline std::string steel_materials(double restitution, const std::string& extra = "") {
+  return "materials:\n"
+         "  Steel: {density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}\n"
+         "contact_materials:\n"
+         "  - pair: [Steel, Steel]\n"
+         "    restitution: " +
+         std::to_string(restitution) + "\n" + extra;
+}
+
+}  // namespace hybridsim::testing

@@ -1,0 +1,49 @@
+// hybridsim: the command-line front end.
+//   hybridsim run SCENE [options]   an event-logged simulation (spec/outputs.md)
+//   hybridsim integrators           the integrator names
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "integrators/integrator.hpp"
+#include "tools/run_command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"hybridsim: continuous-time hybrid simulation of rigid bodies in contact"};
+  app.require_subcommand(1);
+
+  hybridsim::RunCommandOptions run;
+  CLI::App* run_app = app.add_subcommand("run", "Simulate a scene (a YAML file or a catalog name)");
+  run_app->add_option("scene", run.scene, "Scene file or catalog name")->required();
+  run_app->add_option("--integrator", run.integrator, "Integrator name (see `hybridsim integrators`)");
+  run_app->add_option("--rtol", run.rtol, "Relative tolerance");
+  run_app->add_option("--atol", run.atol, "Absolute tolerance");
+  run_app->add_option("--stop-time", run.stop_time, "Stop time, s");
+  run_app->add_option("--output-interval", run.output_interval, "Communication interval, s");
+  run_app->add_option("--trajectory", run.trajectory_path, "Trajectory CSV file");
+  run_app->add_option("--events", run.events_path, "Events JSON-lines file");
+  run_app->add_option("--summary", run.summary_path, "Summary JSON file");
+  run_app->add_flag("--log-events", run.log_events, "Print the human event log on stdout");
+  run_app->add_flag("--quiet", run.quiet, "Print nothing but the event log and errors");
+  run_app->add_flag("--progress", run.progress, "Show a progress bar on stderr");
+  run_app->add_option("--set", run.overrides, "Override a scene value: KEY=VALUE (repeatable)");
+
+  CLI::App* list_app = app.add_subcommand("integrators", "List the integrator names");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // Help and version exit 0; a usage error is bad input, status 2.
+    const int status = app.exit(error);
+    return status == 0 ? 0 : 2;
+  }
+
+  if (*list_app) {
+    for (const auto& info : hybridsim::list_integrators()) {
+      std::cout << fmt::format("{:<14} {}\n", info.name, info.description);
+    }
+    return 0;
+  }
+  return hybridsim::run_command(run);
+}

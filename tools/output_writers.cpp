@@ -1,0 +1,180 @@
+#include "tools/output_writers.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "events/event_log.hpp"
+
+namespace hybridsim {
+namespace {
+
+nlohmann::json to_json(const Vec3& v) { return nlohmann::json::array({v.x(), v.y(), v.z()}); }
+
+// A JSON number, or null for NaN (JSON has no NaN).
+nlohmann::json number_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json event_record_json(const EventRecord& record) {
+  nlohmann::json line;
+  line["t"] = record.t;
+  line["kind"] = std::string(to_string(record.kind));
+  if (record.kind == EventRecord::Kind::contact_start ||
+      record.kind == EventRecord::Kind::contact_end) {
+    line["crossing"] = record.crossing.empty() ? nlohmann::json(nullptr)
+                                               : nlohmann::json(record.crossing);
+    line["pair"] = {record.pair_a, record.pair_b};
+    line["distance"] = record.distance;
+    line["normal"] = to_json(record.normal_W);
+    line["point"] = to_json(record.point_W);
+  }
+  if (record.kind == EventRecord::Kind::contact_start) {
+    line["v_pre"] = record.pre_impact_velocity;
+    line["c_res"] = record.c_res;
+    line["d_res"] = number_or_null(record.d_res);
+  }
+  if (!record.description.empty()) line["description"] = record.description;
+  return line;
+}
+
+std::ofstream open_output(const std::string& path) {
+  std::ofstream file(path);
+  if (!file) throw InputError(fmt::format("{}: cannot open for writing", path));
+  return file;
+}
+
+}  // namespace
+
+RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double start_time,
+                     double stop_time)
+    : system_(system),
+      outputs_(outputs),
+      start_time_(start_time),
+      stop_time_(stop_time),
+      started_(std::chrono::steady_clock::now()),
+      last_progress_(started_) {
+  if (!outputs.trajectory_path.empty()) {
+    trajectory_ = open_output(outputs.trajectory_path);
+    trajectory_ << "t";
+    for (const Body& body : system.model().bodies) {
+      for (const char* column : {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx",
+                                 "wy", "wz"}) {
+        trajectory_ << ',' << body.name << '.' << column;
+      }
+    }
+    trajectory_ << ",energy\n";
+  }
+  if (!outputs.events_path.empty()) events_ = open_output(outputs.events_path);
+}
+
+RunWriter::~RunWriter() = default;
+
+void RunWriter::write_trajectory_row(double t, const VectorX& x) {
+  const auto kinematics = system_.compute_kinematics(x);
+  std::string row = fmt::format("{:.17g}", t);
+  for (const BodyKinematics& k : kinematics) {
+    const Vec3& p = k.X_WB.translation;
+    // Velocity of the body origin (the state's), from the centre-of-mass velocity.
+    const Vec3 v = k.v_WCom_W + k.w_WB_W.cross(p - k.p_WCom);
+    const Vec3& w = k.w_WB_W;
+    row += fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", p.x(), p.y(),
+                       p.z(), k.q_WB.w(), k.q_WB.x(), k.q_WB.y(), k.q_WB.z());
+    row += fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", v.x(), v.y(), v.z(),
+                       w.x(), w.y(), w.z());
+  }
+  row += fmt::format(",{:.17g}\n", system_.compute_energy(x));
+  trajectory_ << row;
+}
+
+void RunWriter::on_output(double t, const VectorX& x) {
+  if (!have_initial_energy_) {
+    initial_energy_ = system_.compute_energy(x);
+    have_initial_energy_ = true;
+  }
+  if (trajectory_.is_open()) write_trajectory_row(t, x);
+  update_progress(t);
+}
+
+void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
+  if (outputs_.log_events) std::cout << format_event_log_entry(instant);
+  if (events_.is_open()) {
+    for (const EventRecord& record : instant.outcome.records) {
+      events_ << event_record_json(record).dump() << '\n';
+    }
+  }
+  // One trajectory row at each event after the initialisation (the state does not jump).
+  if (trajectory_.is_open() && instant.kind != EventInstantKind::initialization) {
+    write_trajectory_row(instant.t, x);
+  }
+}
+
+void RunWriter::update_progress(double t) {
+  if (!outputs_.progress) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double since_start = std::chrono::duration<double>(now - started_).count();
+  const double since_last = std::chrono::duration<double>(now - last_progress_).count();
+  // Shown only for runs longer than a second, refreshed ten times a second.
+  if (since_start < 1.0 || since_last < 0.1) return;
+  last_progress_ = now;
+  const double fraction = std::clamp((t - start_time_) / (stop_time_ - start_time_), 0.0, 1.0);
+  const int width = 40;
+  const int filled = static_cast<int>(fraction * width);
+  std::fprintf(stderr, "\r[%s%s] %5.1f%%  t = %.6g s  %.1f s", std::string(filled, '#').c_str(),
+               std::string(width - filled, ' ').c_str(), 100.0 * fraction, t, since_start);
+  progress_shown_ = true;
+}
+
+void RunWriter::finish() {
+  if (progress_shown_) std::fprintf(stderr, "\n");
+  if (trajectory_.is_open()) trajectory_.flush();
+  if (events_.is_open()) events_.flush();
+}
+
+nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& options,
+                            const std::string& integrator, const SimulationResult& result,
+                            const VectorX& final_state, double initial_energy, double wall_time) {
+  nlohmann::json summary;
+  summary["scene"] = system.model().name;
+  summary["integrator"] = integrator;
+  summary["rtol"] = options.integrator.rtol;
+  summary["atol"] = options.integrator.atol;
+  summary["status"] = std::string(to_string(result.status));
+  if (!result.message.empty()) summary["message"] = result.message;
+  summary["t_end"] = result.t_end;
+  summary["wall_time_s"] = wall_time;
+  const IntegratorStats& s = result.stats;
+  summary["stats"] = {{"steps", s.steps},
+                      {"rhs_evals", s.rhs_evals},
+                      {"jac_evals", s.jac_evals},
+                      {"root_evals", s.root_evals},
+                      {"error_test_fails", s.error_test_fails},
+                      {"nonlinear_iters", s.nonlinear_iters},
+                      {"nonlinear_conv_fails", s.nonlinear_conv_fails},
+                      {"state_events", result.state_events},
+                      {"time_events", result.time_events},
+                      {"contact_starts", result.contact_starts},
+                      {"contact_ends", result.contact_ends},
+                      {"restarts", result.restarts}};
+  summary["energy"] = {{"initial", initial_energy},
+                       {"final", system.compute_energy(final_state)}};
+  nlohmann::json bodies = nlohmann::json::object();
+  const auto kinematics = system.compute_kinematics(final_state);
+  for (std::size_t i = 0; i < kinematics.size(); ++i) {
+    const BodyKinematics& k = kinematics[i];
+    const Vec3& p = k.X_WB.translation;
+    bodies[system.model().bodies[i].name] = {
+        {"position", to_json(p)},
+        {"orientation", {k.q_WB.w(), k.q_WB.x(), k.q_WB.y(), k.q_WB.z()}},
+        {"linear_velocity", to_json(k.v_WCom_W + k.w_WB_W.cross(p - k.p_WCom))},
+        {"angular_velocity", to_json(k.w_WB_W)}};
+  }
+  summary["final_state"] = {{"bodies", bodies}, {"joints", nlohmann::json::object()}};
+  return summary;
+}
+
+}  // namespace hybridsim

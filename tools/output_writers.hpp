@@ -1,0 +1,59 @@
+// The files `hybridsim run` writes (spec/outputs.md): trajectory CSV, events JSON lines, summary
+// JSON, and the human event log; plus the progress bar.
+#pragma once
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "integrators/simulator.hpp"
+#include "models/multibody_system.hpp"
+
+namespace hybridsim {
+
+struct RunOutputs {
+  std::string trajectory_path;  // empty: none
+  std::string events_path;
+  bool log_events = false;  // human log on stdout
+  bool progress = false;    // progress bar on stderr
+};
+
+// Observes a run and writes every output as it comes, so that a run that stops early keeps what
+// it computed.
+class RunWriter final : public SimulationObserver {
+ public:
+  RunWriter(MultibodySystem& system, const RunOutputs& outputs, double start_time, double stop_time);
+  ~RunWriter() override;
+
+  void on_output(double t, const VectorX& x) override;
+  void on_event(const EventInstant& instant, const VectorX& x) override;
+  void finish();
+
+  double initial_energy() const { return initial_energy_; }
+
+ private:
+  void write_trajectory_row(double t, const VectorX& x);
+  void update_progress(double t);
+
+  MultibodySystem& system_;
+  RunOutputs outputs_;
+  std::ofstream trajectory_;
+  std::ofstream events_;
+  double start_time_;
+  double stop_time_;
+  double initial_energy_ = kNaN;
+  bool have_initial_energy_ = false;
+  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point last_progress_;
+  bool progress_shown_ = false;
+};
+
+// The summary JSON of a finished run.
+nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& options,
+                            const std::string& integrator, const SimulationResult& result,
+                            const VectorX& final_state, double initial_energy, double wall_time);
+
+}  // namespace hybridsim
