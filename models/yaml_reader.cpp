@@ -1,5 +1,6 @@
 #include "models/yaml_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -25,6 +26,22 @@ void collect_nodes(const YAML::Node& node, std::vector<YAML::Node>& out) {
   }
 }
 
+// Levenshtein distance, for "did you mean" hints on misspelt keys.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
 }  // namespace
 
 std::string describe_yaml_value(const YAML::Node& node) {
@@ -35,14 +52,20 @@ std::string describe_yaml_value(const YAML::Node& node) {
   return emitter.c_str();
 }
 
-void throw_yaml_error(const YamlSource& source, const YAML::Node& node, const std::string& path,
-                      const std::string& message) {
+// "file:line", or "file (--set)" for a node that a command-line override created.
+std::string describe_location(const YamlSource& source, const YAML::Node& node) {
   std::string where = source.file;
   if (node.IsDefined() && is_override_node(source, node)) {
     where += " (--set)";
   } else if (node.IsDefined() && node.Mark().line >= 0) {
     where += fmt::format(":{}", node.Mark().line + 1);
   }
+  return where;
+}
+
+void throw_yaml_error(const YamlSource& source, const YAML::Node& node, const std::string& path,
+                      const std::string& message) {
+  const std::string where = describe_location(source, node);
   if (node.IsDefined() && !node.IsNull()) {
     throw InputError(fmt::format("{}: key '{}' = {}: {}", where, path, describe_yaml_value(node),
                                  message));
@@ -99,8 +122,22 @@ double MapReader::number(const std::string& key, double fallback) {
   return read_yaml_number(source_, get(key), path_of(key));
 }
 
+void MapReader::require(const std::string& key) {
+  if (has(key)) return;
+  // A present key spelt within two edits of the required one is most likely a typo of it.
+  for (const auto& entry : node_) {
+    const std::string present = entry.first.as<std::string>();
+    if (present != key && edit_distance(present, key) <= 2) {
+      throw InputError(fmt::format("{}: key '{}' is required; unknown key '{}' here: a typo?",
+                                   describe_location(source_, entry.first), path_of(key),
+                                   path_of(present)));
+    }
+  }
+  fail(key, "is required");
+}
+
 double MapReader::required_number(const std::string& key) {
-  if (!has(key)) fail(key, "is required");
+  require(key);
   return number(key, 0.0);
 }
 
@@ -111,7 +148,7 @@ double MapReader::positive(const std::string& key, double fallback) {
 }
 
 double MapReader::required_positive(const std::string& key) {
-  if (!has(key)) fail(key, "is required");
+  require(key);
   return positive(key, 0.0);
 }
 
@@ -130,7 +167,7 @@ Vec3 MapReader::vec3(const std::string& key, const Vec3& fallback) {
 }
 
 Vec3 MapReader::required_vec3(const std::string& key) {
-  if (!has(key)) fail(key, "is required");
+  require(key);
   return vec3(key, Vec3::Zero());
 }
 
@@ -145,7 +182,7 @@ std::string MapReader::string(const std::string& key, const std::string& fallbac
 }
 
 std::string MapReader::required_string(const std::string& key) {
-  if (!has(key)) fail(key, "is required");
+  require(key);
   return string(key, "");
 }
 
@@ -189,8 +226,9 @@ void MapReader::reject_unknown_keys() const {
     const std::string key = entry.first.as<std::string>();
     if (used_.contains(key)) continue;
     std::vector<std::string> known(used_.begin(), used_.end());
-    throw_yaml_error(source_, entry.first, path_of(key),
-                     fmt::format("unknown key (known here: {})", fmt::join(known, ", ")));
+    throw InputError(fmt::format("{}: unknown key '{}' (known here: {})",
+                                 describe_location(source_, entry.first), path_of(key),
+                                 fmt::join(known, ", ")));
   }
 }
 
@@ -252,9 +290,11 @@ void apply_yaml_override(YAML::Node root, const std::string& assignment, YamlSou
       if (last) {
         current[segment] = value;
       } else {
+        // A missing map on the way is created; the loader rejects keys that mean nothing.
         YAML::Node next = current[segment];
         if (!next.IsDefined() || next.IsNull()) {
-          throw InputError(fmt::format("--set '{}': no key '{}' in the scene", key, segment));
+          current[segment] = YAML::Node(YAML::NodeType::Map);
+          next = current[segment];
         }
         current.reset(next);
       }

@@ -18,6 +18,9 @@ struct YamlSource {
   std::vector<YAML::Node> override_nodes;  // every node created by a --set value
 };
 
+// "file:line", or "file (--set)" for a node created by a command-line override.
+std::string describe_location(const YamlSource& source, const YAML::Node& node);
+
 // "file:line: key 'path' = value: message" (the value and line only when known).
 [[noreturn]] void throw_yaml_error(const YamlSource& source, const YAML::Node& node,
                                    const std::string& path, const std::string& message);
@@ -37,6 +40,8 @@ class MapReader {
   const std::string& path() const { return path_; }
   const YamlSource& source() const { return source_; }
 
+  // Fails unless the key is present (pointing at a likely misspelling of it).
+  void require(const std::string& key);
   double number(const std::string& key, double fallback);
   double required_number(const std::string& key);
   double positive(const std::string& key, double fallback);  // > 0

@@ -1,1 +1,133 @@
+// Scene loading: values, defaults, mass properties from shapes, overrides, and errors that name
+// the file, the key and the value.
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/errors.hpp"
+#include "models/scene_loader.hpp"
+
+namespace hybridsim {
+namespace {
+
+const char* kBase = R"(
+materials:
+  Steel: {density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}
+contact_materials:
+  - {pair: [Steel, Steel], restitution: 0.5}
+bodies:
+  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}
+  - name: ball
+    position: [0, 0, 1]
+    orientation: {axis_angle: [0, 0, 1, 1.5707963267948966]}
+    shapes: [{type: sphere, radius: 0.1, material: Steel}]
+)";
+
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    load_scene_text(text, "scene.yaml", overrides);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST_CASE("scene loader: mass properties from shapes and densities") {
+  const Model model = load_scene_text(kBase, "scene.yaml");
+  const Body& ball = model.bodies[1];
+  const double mass = 8000.0 * 4.0 / 3.0 * std::numbers::pi * 1e-3;
+  CHECK(ball.mass == doctest::Approx(mass));
+  CHECK(ball.inertia_com_B(0, 0) == doctest::Approx(0.4 * mass * 0.01));
+  CHECK((ball.q_WB.toRotationMatrix() * Vec3::UnitX() - Vec3::UnitY()).norm() < 1e-15);
+  CHECK(model.state_size == 13);
+  CHECK(model.simulation.integrator == "cvode-bdf");
+
+  // Two boxes side by side: the centre of mass between them, the parallel-axis term added.
+  const Model pair = load_scene_text(R"(
+materials: {Wood: {density: 500, youngs_modulus: 1.0e10, poisson_ratio: 0.4}}
+bodies:
+  - name: dumbbell
+    shapes:
+      - {type: box, size: [0.2, 0.2, 0.2], position: [-0.5, 0, 0], material: Wood}
+      - {type: box, size: [0.2, 0.2, 0.2], position: [0.5, 0, 0], material: Wood}
+)",
+                                     "pair.yaml");
+  const Body& dumbbell = pair.bodies[0];
+  const double m = 500.0 * 0.008;
+  CHECK(dumbbell.mass == doctest::Approx(2 * m));
+  CHECK(dumbbell.p_BCom_B.norm() < 1e-15);
+  CHECK(dumbbell.inertia_com_B(1, 1) ==
+        doctest::Approx(2 * (m * 0.08 / 12.0 + m * 0.25)));
+}
+
+TEST_CASE("scene loader: --set overrides by key, by list index and by element name") {
+  const Model model = load_scene_text(
+      kBase, "scene.yaml",
+      {"bodies.ball.linear_velocity=[0, 0, -1]", "contact_materials.0.restitution=0.25",
+       "simulation.rtol=1e-9", "bodies.ball.shapes.0.radius=0.2"});
+  CHECK(model.bodies[1].v_WB_W.z() == -1.0);
+  CHECK(model.contact_materials[0].restitution == 0.25);
+  CHECK(model.simulation.rtol == 1e-9);
+  CHECK(model.shapes[1].radius == 0.2);
+  CHECK(error_of(kBase, {"bodies.nobody.mass=1"}).find("no list element 'nobody'") !=
+        std::string::npos);
+  CHECK(error_of(kBase, {"simulation.rtol"}).find("expected KEY=VALUE") != std::string::npos);
+  // An override that breaks a rule is reported as coming from --set.
+  CHECK(error_of(kBase, {"bodies.ball.shapes.0.radius=-1"}).find("(--set)") != std::string::npos);
+}
+
+TEST_CASE("scene loader: every bad input names the file, the line, the key and the value") {
+  struct Case {
+    std::string from, to, expected;
+  };
+  const std::vector<Case> cases = {
+      {"radius: 0.1", "raduis: 0.1", "scene.yaml:11: key 'bodies[1].shapes[0].radius' is required; unknown key 'bodies[1].shapes[0].raduis' here: a typo?"},
+      {"position: [0, 0, 1]", "positon: [0, 0, 1]", "scene.yaml:9: unknown key 'bodies[1].positon'"},
+      {"radius: 0.1", "radius: -0.1", "scene.yaml:11: key 'bodies[1].shapes[0].radius' = -0.1: must be positive"},
+      {"radius: 0.1", "radius: 0", "key 'bodies[1].shapes[0].radius' = 0: must be positive"},
+      {"position: [0, 0, 1]", "position: [0, 0, .nan]", "scene.yaml:9: key 'bodies[1].position' = .nan: must be a finite number"},
+      {"position: [0, 0, 1]", "position: [0, 0, .inf]", "must be a finite number"},
+      {"position: [0, 0, 1]", "position: [0, 1]", "key 'bodies[1].position' = [0, 1]: must be a list of 3 numbers"},
+      {"position: [0, 0, 1]", "position: [0, 0, 1]\n    mass: -2", "key 'bodies[1].mass' = -2: must be positive"},
+      {"radius: 0.1, material: Steel", "radius: 0.1, material: Wood", "key 'bodies[1].shapes[0].material' = Wood: unknown material"},
+      {"density: 8000", "density: abc", "key 'materials.Steel.density' = abc: must be a number"},
+      {"restitution: 0.5", "restitution: 1.5", "key 'contact_materials[0].restitution' = 1.5: must lie in [0, 1]"},
+      {"type: sphere", "type: torus", "key 'bodies[1].shapes[0].type' = torus: must be one of"},
+      {"type: sphere", "type: capsule", "shape type not supported yet"},
+  };
+  for (const Case& c : cases) {
+    std::string text = kBase;
+    const auto at = text.find(c.from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, c.from.size(), c.to);
+    const std::string message = error_of(text);
+    CAPTURE(c.to);
+    CAPTURE(message);
+    CHECK(message.find(c.expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("scene loader: a missing contact pair names both materials") {
+  std::string text = kBase;
+  text.replace(text.find("poisson_ratio: 0.3}"), 19,
+               "poisson_ratio: 0.3}\n  Wood: {density: 500, youngs_modulus: 1.0e10, poisson_ratio: 0.4}");
+  text.replace(text.find("radius: 0.1, material: Steel"), 28, "radius: 0.1, material: Wood");
+  const std::string message = error_of(text);
+  CHECK(message.find("scene.yaml") != std::string::npos);
+  CHECK(message.find("no entry for the pair [Steel, Wood]") != std::string::npos);
+}
+
+TEST_CASE("scene loader: syntax errors and missing files") {
+  CHECK(error_of("bodies: [").find("scene.yaml:") != std::string::npos);
+  CHECK(error_of("- 1\n- 2").find("must be a YAML map") != std::string::npos);
+  try {
+    load_scene_file("/nonexistent/scene.yaml");
+    FAIL("no error");
+  } catch (const InputError& error) {
+    CHECK(std::string(error.what()).find("/nonexistent/scene.yaml") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace hybridsim
