@@ -30,6 +30,17 @@ MultibodySystem::MultibodySystem(const Model& model)
     if (shape.collision) smallest_shape_thickness_ = std::min(smallest_shape_thickness_,
                                                               shape_thickness(shape));
   }
+  // Fixed bodies and their shapes never move: their kinematics and poses are computed once here,
+  // and update_kinematics visits only the free bodies and their shapes.
+  for (std::size_t i = 0; i < model.bodies.size(); ++i) {
+    const Body& body = model.bodies[i];
+    if (body.fixed) {
+      compute_body_kinematics(body, nullptr, kinematics_[i]);
+      for (int shape : body.shapes) X_WS_[shape] = kinematics_[i].X_WB * model.shapes[shape].X_BS;
+    } else {
+      free_bodies_.push_back(static_cast<int>(i));
+    }
+  }
 }
 
 void MultibodySystem::initial_state(VectorRef x0) const {
@@ -37,12 +48,10 @@ void MultibodySystem::initial_state(VectorRef x0) const {
 }
 
 void MultibodySystem::update_kinematics(const double* x) {
-  for (std::size_t i = 0; i < model_.bodies.size(); ++i) {
-    compute_body_kinematics(model_.bodies[i], x, kinematics_[i]);
-  }
-  for (std::size_t i = 0; i < model_.shapes.size(); ++i) {
-    const Shape& shape = model_.shapes[i];
-    X_WS_[i] = kinematics_[shape.body].X_WB * shape.X_BS;
+  for (int i : free_bodies_) {
+    const Body& body = model_.bodies[i];
+    compute_body_kinematics(body, x, kinematics_[i]);
+    for (int shape : body.shapes) X_WS_[shape] = kinematics_[i].X_WB * model_.shapes[shape].X_BS;
   }
 }
 
@@ -101,9 +110,8 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
 }
 
 void MultibodySystem::write_derivatives(const double* x, double* xdot) {
-  for (std::size_t i = 0; i < model_.bodies.size(); ++i) {
-    const Body& body = model_.bodies[i];
-    if (!body.fixed) compute_body_derivatives(body, kinematics_[i], wrenches_[i], x, xdot);
+  for (int i : free_bodies_) {
+    compute_body_derivatives(model_.bodies[i], kinematics_[i], wrenches_[i], x, xdot);
   }
 }
 

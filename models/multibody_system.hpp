@@ -70,6 +70,8 @@ class MultibodySystem final : public HybridSystem {
   ContactHandler contacts_;
   double smallest_shape_thickness_ = kInfinity;  // m, of the collision shapes
 
+  std::vector<int> free_bodies_;  // indices of the bodies with states
+
   // Workspace, sized once.
   std::vector<BodyKinematics> kinematics_;  // per body
   std::vector<Pose> X_WS_;                  // per shape

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hybridsim builds with, if any is missing (needs root or sudo).
+set -euo pipefail
+packages=(cmake g++ make pkg-config libsundials-dev libeigen3-dev libccd-dev doctest-dev
+          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "Installing: ${missing[*]}"
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
