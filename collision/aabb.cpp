@@ -39,7 +39,8 @@ Aabb compute_aabb(const Shape& shape, const Pose& X_WS) {
 double compute_aabb_distance(const Aabb& a, const Aabb& b) {
   double squared = 0.0;
   for (int axis = 0; axis < 3; ++axis) {
-    const double gap = std::max({0.0, a.min_W[axis] - b.max_W[axis], b.min_W[axis] - a.max_W[axis]});
+    const double gap =
+        std::max({0.0, a.min_W[axis] - b.max_W[axis], b.min_W[axis] - a.max_W[axis]});
     squared += gap * gap;
   }
   return std::sqrt(squared);

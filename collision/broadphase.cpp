@@ -19,7 +19,8 @@ bool Broadphase::may_collide(int a, int b) const {
 }
 
 void Broadphase::update(std::span<const Pose> X_WS) {
-  for (int shape : collision_shapes_) aabbs_[shape] = compute_aabb(model_.shapes[shape], X_WS[shape]);
+  for (int shape : collision_shapes_)
+    aabbs_[shape] = compute_aabb(model_.shapes[shape], X_WS[shape]);
   // Insertion sort by min x: linear when the order barely changed since the last update.
   for (std::size_t i = 1; i < order_.size(); ++i) {
     const int moving = order_[i];

@@ -105,8 +105,8 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
   const double f_press = std::max(f_n, 0.0);
   if (law.friction.model == FrictionModel::regularized_coulomb && f_press > 0.0) {
     const double slip = kinematics.v_slip_W.norm();
-    const double scale = law.friction.mu_kinetic * f_press /
-                         regularize_speed(slip, law.friction.v_small);
+    const double scale =
+        law.friction.mu_kinetic * f_press / regularize_speed(slip, law.friction.v_small);
     result.f_B_W -= scale * kinematics.v_slip_W;
   }
 
@@ -116,8 +116,8 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
     const Vec3& w_rel = kinematics.w_rel_W;
     const double lever = law.r_geo * f_press;
     if (law.merged_rolling_torque) {
-      result.tau_B_W -= law.rolling_resistance * lever * w_rel /
-                        regularize_speed(w_rel.norm(), law.w_small);
+      result.tau_B_W -=
+          law.rolling_resistance * lever * w_rel / regularize_speed(w_rel.norm(), law.w_small);
     } else {
       const Vec3 w_normal = w_rel.dot(n) * n;
       const Vec3 w_tangent = w_rel - w_normal;
@@ -132,19 +132,26 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
 
 std::string_view to_string(DampingModel model) {
   switch (model) {
-    case DampingModel::exact: return "exact";
-    case DampingModel::flores: return "flores";
-    case DampingModel::hunt_crossley: return "hunt_crossley";
-    case DampingModel::lankarani_nikravesh: return "lankarani_nikravesh";
-    case DampingModel::gonthier: return "gonthier";
+    case DampingModel::exact:
+      return "exact";
+    case DampingModel::flores:
+      return "flores";
+    case DampingModel::hunt_crossley:
+      return "hunt_crossley";
+    case DampingModel::lankarani_nikravesh:
+      return "lankarani_nikravesh";
+    case DampingModel::gonthier:
+      return "gonthier";
   }
   return "?";
 }
 
 std::string_view to_string(FrictionModel model) {
   switch (model) {
-    case FrictionModel::none: return "none";
-    case FrictionModel::regularized_coulomb: return "regularized_coulomb";
+    case FrictionModel::none:
+      return "none";
+    case FrictionModel::regularized_coulomb:
+      return "regularized_coulomb";
   }
   return "?";
 }

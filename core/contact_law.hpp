@@ -27,19 +27,19 @@ struct FrictionParameters {
 struct ContactLawParameters {
   NormalLaw normal_law = NormalLaw::elastic;
   DampingModel damping_model = DampingModel::exact;
-  double exact_alpha = 0.0;  // exact_damping_alpha(restitution), for the exact damping model
-  double c_res = 0.0;        // N/m^2, combined stiffness k_red * c1 c2 / (c1 + c2)
-  double c_geo = 0.0;        // m^0.5, (4/3) sqrt(r_geo)
-  double n_geo = 1.5;        // penetration exponent
-  double r_geo = 0.0;        // m, combined contact sphere radius
-  double restitution = 1.0;  // coefficient of restitution e
-  double v_small = 0.01;     // m/s, below this pre-impact speed e becomes 0
+  double exact_alpha = 0.0;     // exact_damping_alpha(restitution), for the exact damping model
+  double c_res = 0.0;           // N/m^2, combined stiffness k_red * c1 c2 / (c1 + c2)
+  double c_geo = 0.0;           // m^0.5, (4/3) sqrt(r_geo)
+  double n_geo = 1.5;           // penetration exponent
+  double r_geo = 0.0;           // m, combined contact sphere radius
+  double restitution = 1.0;     // coefficient of restitution e
+  double v_small = 0.01;        // m/s, below this pre-impact speed e becomes 0
   double max_damping = 2000.0;  // s/m, d_max
   bool clamp = true;            // f_n >= 0
   FrictionParameters friction;
-  double rolling_resistance = 0.0;  // mu_r, dimensionless (torque = mu_r * r_geo * f_n)
-  double torsional_friction = 0.0;  // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n)
-  double w_small = 0.01;            // rad/s, regularization of the rolling and spin torques
+  double rolling_resistance = 0.0;     // mu_r, dimensionless (torque = mu_r * r_geo * f_n)
+  double torsional_friction = 0.0;     // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n)
+  double w_small = 0.01;               // rad/s, regularization of the rolling and spin torques
   bool merged_rolling_torque = false;  // Modia3D: one torque opposing the whole relative rotation
 };
 

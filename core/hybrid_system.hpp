@@ -19,10 +19,10 @@ struct EventRecord {
   enum class Kind { contact_start, contact_end, time_event, guard_stop };
   double t = 0.0;
   Kind kind = Kind::contact_start;
-  std::string crossing;              // "z1", "z2", or empty (initialisation, time events)
-  std::string pair_a, pair_b;        // "body/shape" of A and B, A < B
-  double distance = kNaN;            // distanceOrg at the event, m
-  double crossing_distance = kNaN;   // distanceOrg + contact_eps (the force-law distance), m
+  std::string crossing;             // "z1", "z2", or empty (initialisation, time events)
+  std::string pair_a, pair_b;       // "body/shape" of A and B, A < B
+  double distance = kNaN;           // distanceOrg at the event, m
+  double crossing_distance = kNaN;  // distanceOrg + contact_eps (the force-law distance), m
   Vec3 normal_W = Vec3::Constant(kNaN);
   Vec3 point_W = Vec3::Constant(kNaN);
   double pre_impact_velocity = kNaN;  // stored delta_dot-, m/s, positive approaching

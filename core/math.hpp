@@ -32,6 +32,8 @@ inline Quat quaternion_from_wxyz(const double* wxyz) {
   return Quat(wxyz[0], wxyz[1], wxyz[2], wxyz[3]);
 }
 
-inline bool all_finite(const Vec3& v) { return v.allFinite(); }
+inline bool all_finite(const Vec3& v) {
+  return v.allFinite();
+}
 
 }  // namespace hybridsim

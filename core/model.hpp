@@ -43,7 +43,7 @@ struct Shape {
   std::string name;  // unique within its body; defaults to the shape's index in the body
   int body = -1;     // index into Model::bodies
   ShapeType type = ShapeType::sphere;
-  double radius = 0.0;              // sphere, m
+  double radius = 0.0;               // sphere, m
   Vec3 half_extents = Vec3::Zero();  // box, m (half of the full edge lengths)
   Vec3 normal_S = Vec3::UnitZ();     // halfspace: the solid is {x : normal . x <= offset}
   double offset = 0.0;               // halfspace, m
@@ -58,10 +58,10 @@ struct Shape {
 struct Body {
   std::string name;
   bool fixed = false;
-  double mass = 0.0;                 // kg
-  Mat3 inertia_com_B = Mat3::Zero();  // about the centre of mass, body frame, kg m^2
+  double mass = 0.0;                          // kg
+  Mat3 inertia_com_B = Mat3::Zero();          // about the centre of mass, body frame, kg m^2
   Mat3 inverse_inertia_com_B = Mat3::Zero();  // its inverse, set at load
-  Vec3 p_BCom_B = Vec3::Zero();      // centre of mass in the body frame
+  Vec3 p_BCom_B = Vec3::Zero();               // centre of mass in the body frame
   // Initial state: pose of the body frame in world, velocity of the body origin, world frame.
   Vec3 p_WB = Vec3::Zero();
   Quat q_WB = Quat::Identity();
@@ -97,7 +97,9 @@ struct SimulationSettings {
 };
 
 // atol when a scene gives none: 1e-2 * rtol (m, m/s, rad/s scale; see docs/scene-format.md).
-inline double default_absolute_tolerance(double rtol) { return 1e-2 * rtol; }
+inline double default_absolute_tolerance(double rtol) {
+  return 1e-2 * rtol;
+}
 
 struct Model {
   std::string name;

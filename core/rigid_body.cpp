@@ -90,7 +90,7 @@ void write_initial_body_state(const Body& body, double* x) {
   const Quat q = body.q_WB.normalized();
   const Vec3 w_B = q.toRotationMatrix().transpose() * body.w_WB_W;
   const double values[kFreeBodyStateSize] = {
-      body.p_WB.x(),   body.p_WB.y(),   body.p_WB.z(), q.w(),     q.x(),     q.y(),    q.z(),
+      body.p_WB.x(),   body.p_WB.y(),   body.p_WB.z(),   q.w(),   q.x(),   q.y(),  q.z(),
       body.v_WB_W.x(), body.v_WB_W.y(), body.v_WB_W.z(), w_B.x(), w_B.y(), w_B.z()};
   for (int i = 0; i < kFreeBodyStateSize; ++i) s[i] = values[i];
 }

@@ -20,7 +20,8 @@ Vec3 evaluate_signal(const Signal& signal, double t) {
     }
     case Signal::Kind::sine:
       return signal.offset +
-             signal.amplitude * std::sin(2.0 * std::numbers::pi * signal.frequency * t + signal.phase);
+             signal.amplitude *
+                 std::sin(2.0 * std::numbers::pi * signal.frequency * t + signal.phase);
     case Signal::Kind::table: {
       const auto& times = signal.times;
       if (t <= times.front()) return signal.values.front();

@@ -21,8 +21,8 @@
 
 namespace hybridsim {
 
-inline constexpr double kEmptyContactSetZ1 = -1.0;     // z1 when no pair is in contact, m
-inline constexpr double kEmptyCandidateSetZ2 = 1.0;    // z2 when every pair is in contact, m
+inline constexpr double kEmptyContactSetZ1 = -1.0;   // z1 when no pair is in contact, m
+inline constexpr double kEmptyCandidateSetZ2 = 1.0;  // z2 when every pair is in contact, m
 
 // The law parameters of shapes a and b: materials, contact sphere radii, global settings.
 ContactLawParameters resolve_contact_law(const Model& model, int shape_a, int shape_b);

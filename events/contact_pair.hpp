@@ -18,8 +18,12 @@ inline PairId make_pair_id(int shape_a, int shape_b) {
   const auto hi = static_cast<std::uint32_t>(shape_a < shape_b ? shape_b : shape_a);
   return (static_cast<PairId>(lo) << 32) | hi;
 }
-inline int pair_shape_a(PairId id) { return static_cast<int>(id >> 32); }
-inline int pair_shape_b(PairId id) { return static_cast<int>(id & 0xffffffffu); }
+inline int pair_shape_a(PairId id) {
+  return static_cast<int>(id >> 32);
+}
+inline int pair_shape_b(PairId id) {
+  return static_cast<int>(id & 0xffffffffu);
+}
 
 struct ContactPair {
   int shape_a = -1;  // A < B (global shape index)

@@ -41,8 +41,8 @@ std::string format_event_log_entry(const EventInstant& instant) {
       out += fmt::format("Initialization at time = {:.10g} s\n", instant.t);
       break;
     case EventInstantKind::state_event:
-      out += fmt::format("State event (zero-crossing) at time = {:.17g} s (due to {})\n",
-                         instant.t, format_triggers(instant.roots_found));
+      out += fmt::format("State event (zero-crossing) at time = {:.17g} s (due to {})\n", instant.t,
+                         format_triggers(instant.roots_found));
       break;
     case EventInstantKind::time_event:
       out += fmt::format("Time event at time = {:.17g} s\n", instant.t);
@@ -59,7 +59,8 @@ std::string format_event_log_entry(const EventInstant& instant) {
       out += fmt::format("    {}\n", record.description);
     }
   }
-  if (instant.kind == EventInstantKind::state_event || instant.kind == EventInstantKind::time_event) {
+  if (instant.kind == EventInstantKind::state_event ||
+      instant.kind == EventInstantKind::time_event) {
     out += "    restart = Restart\n";
   }
   out += "\n";

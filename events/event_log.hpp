@@ -2,8 +2,8 @@
 //
 //   State event (zero-crossing) at time = 0.4515236409 s (due to z[2])
 //       distance(ground/plate,ball/0) = -2.000000001e-13 became <= 0
-//       contact normal = [0, 0, 1], contact position = [0, 0, -1e-13], c_res = 1.1e+11, d_res = 0.06
-//       restart = Restart
+//       contact normal = [0, 0, 1], contact position = [0, 0, -1e-13], c_res = 1.1e+11, d_res =
+//       0.06 restart = Restart
 //
 // The distance printed is the force-law distance distanceOrg + contact_eps, as in the seed.
 #pragma once

@@ -1,13 +1,13 @@
 #include "integrators/cvode_integrator.hpp"
 
 #include <cvode/cvode.h>
-#include <utility>
 #include <fmt/format.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+#include <utility>
 
 #include "core/errors.hpp"
 
@@ -180,7 +180,9 @@ StepResult CvodeIntegrator::step(double t_stop) {
   return result;
 }
 
-void CvodeIntegrator::current_state(VectorX& x) const { x = as_eigen(solver_->y); }
+void CvodeIntegrator::current_state(VectorX& x) const {
+  x = as_eigen(solver_->y);
+}
 
 void CvodeIntegrator::interpolate(double t, VectorX& x) const {
   Solver& s = *solver_;

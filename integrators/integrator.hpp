@@ -34,7 +34,7 @@ struct IntegratorStats {
 struct StepResult {
   enum class Status { step_taken, root_found, stop_time_reached, failure };
   Status status = Status::step_taken;
-  double t = 0.0;               // time reached (the root at a root)
+  double t = 0.0;                // time reached (the root at a root)
   std::vector<int> roots_found;  // per crossing function at a root: +1/-1 direction, 0 none
   std::string message;           // failures: the solver's own message
 };

@@ -19,7 +19,8 @@ IntegratorStats& IntegratorStats::operator+=(const IntegratorStats& other) {
 
 std::vector<IntegratorInfo> list_integrators() {
   return {
-      {"cvode-bdf", "SUNDIALS CVODE, variable-order BDF (1-5), Newton iteration, dense linear solver"},
+      {"cvode-bdf",
+       "SUNDIALS CVODE, variable-order BDF (1-5), Newton iteration, dense linear solver"},
       {"cvode-adams", "SUNDIALS CVODE, variable-order Adams-Moulton (1-12), fixed-point iteration"},
   };
 }

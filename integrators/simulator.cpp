@@ -10,10 +10,14 @@ namespace hybridsim {
 
 std::string_view to_string(SimulationStatus status) {
   switch (status) {
-    case SimulationStatus::ok: return "ok";
-    case SimulationStatus::step_failure: return "step_failure";
-    case SimulationStatus::zeno_guard: return "zeno_guard";
-    case SimulationStatus::error: return "error";
+    case SimulationStatus::ok:
+      return "ok";
+    case SimulationStatus::step_failure:
+      return "step_failure";
+    case SimulationStatus::zeno_guard:
+      return "zeno_guard";
+    case SimulationStatus::error:
+      return "error";
   }
   return "?";
 }
@@ -27,8 +31,7 @@ void Simulator::emit_outputs_until(double t_reached, SimulationObserver* observe
   // Output k sits at start + k dt (no accumulated drift); a point within 1e-9 dt past the reached
   // time is taken at the reached time.
   while (true) {
-    const double t_out =
-        options_.start_time + static_cast<double>(next_output_index_) * dt;
+    const double t_out = options_.start_time + static_cast<double>(next_output_index_) * dt;
     if (t_out > t_reached + 1e-9 * dt || t_out > options_.stop_time + 1e-9 * dt) break;
     const double t_sample = std::min(t_out, t_reached);
     integrator_.interpolate(t_sample, x_output_);
@@ -51,8 +54,8 @@ void Simulator::report_event(EventInstant instant, SimulationObserver* observer,
 
 bool Simulator::zeno_guard_tripped(double t) {
   const double window = options_.zeno_window;
-  const auto limit = static_cast<std::size_t>(
-      std::max(10.0, options_.max_events_per_second * window));
+  const auto limit =
+      static_cast<std::size_t>(std::max(10.0, options_.max_events_per_second * window));
   recent_event_times_.push_back(t);
   const auto first_in_window =
       std::lower_bound(recent_event_times_.begin(), recent_event_times_.end(), t - window);
@@ -110,7 +113,8 @@ SimulationResult Simulator::run(SimulationObserver* observer) {
       t = step.t;
       integrator_.current_state(x_);
       // The bound that keeps contacts from being stepped over depends on the current speeds.
-      integrator_.set_max_step(std::min(options_.integrator.max_step, system_.max_step_hint(t, x_)));
+      integrator_.set_max_step(
+          std::min(options_.integrator.max_step, system_.max_step_hint(t, x_)));
 
       if (step.status == StepResult::Status::root_found) {
         EventInstant instant{EventInstantKind::state_event, t, step.roots_found,

@@ -6,9 +6,12 @@ namespace hybridsim {
 
 double compute_shape_volume(const Shape& shape) {
   switch (shape.type) {
-    case ShapeType::sphere: return 4.0 / 3.0 * std::numbers::pi * std::pow(shape.radius, 3);
-    case ShapeType::box: return 8.0 * shape.half_extents.prod();
-    case ShapeType::halfspace: return 0.0;
+    case ShapeType::sphere:
+      return 4.0 / 3.0 * std::numbers::pi * std::pow(shape.radius, 3);
+    case ShapeType::box:
+      return 8.0 * shape.half_extents.prod();
+    case ShapeType::halfspace:
+      return 0.0;
   }
   return 0.0;
 }

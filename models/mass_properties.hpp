@@ -8,8 +8,8 @@
 namespace hybridsim {
 
 struct MassProperties {
-  double mass = 0.0;               // kg
-  Vec3 p_BCom_B = Vec3::Zero();    // centre of mass, body frame
+  double mass = 0.0;                  // kg
+  Vec3 p_BCom_B = Vec3::Zero();       // centre of mass, body frame
   Mat3 inertia_com_B = Mat3::Zero();  // about the centre of mass, body frame
 };
 

@@ -11,9 +11,12 @@ namespace {
 // Thickness a shape offers to a body passing through it: sphere diameter, box smallest edge.
 double shape_thickness(const Shape& shape) {
   switch (shape.type) {
-    case ShapeType::sphere: return 2.0 * shape.radius;
-    case ShapeType::box: return 2.0 * shape.half_extents.minCoeff();
-    case ShapeType::halfspace: return kInfinity;
+    case ShapeType::sphere:
+      return 2.0 * shape.radius;
+    case ShapeType::box:
+      return 2.0 * shape.half_extents.minCoeff();
+    case ShapeType::halfspace:
+      return kInfinity;
   }
   return kInfinity;
 }
@@ -27,8 +30,8 @@ MultibodySystem::MultibodySystem(const Model& model)
       X_WS_(model.shapes.size()),
       wrenches_(model.bodies.size()) {
   for (const Shape& shape : model.shapes) {
-    if (shape.collision) smallest_shape_thickness_ = std::min(smallest_shape_thickness_,
-                                                              shape_thickness(shape));
+    if (shape.collision)
+      smallest_shape_thickness_ = std::min(smallest_shape_thickness_, shape_thickness(shape));
   }
   // Fixed bodies and their shapes never move: their kinematics and poses are computed once here,
   // and update_kinematics visits only the free bodies and their shapes.
@@ -102,8 +105,8 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
     wrenches_[shape_a.body].tau_Com_W -= force.tau_B_W;
 
     if (results != nullptr) {
-      results[k] = {id, contact.penetration, contact.penetration_rate, p_WC, n, force.f_B_W,
-                    force.tau_B_W};
+      results[k] = {id,          contact.penetration, contact.penetration_rate, p_WC, n,
+                    force.f_B_W, force.tau_B_W};
     }
     ++k;
   }

@@ -5,8 +5,8 @@
 #include <numbers>
 #include <sstream>
 
-#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
+#include <Eigen/Eigenvalues>
 
 #include "collision/signed_distance.hpp"
 #include "core/errors.hpp"
@@ -95,8 +95,9 @@ FrictionParameters read_friction(MapReader& parent) {
     return friction;
   }
   MapReader reader(parent.get("friction"), parent.path_of("friction"), parent.source());
-  const std::string model = reader.choice(
-      "model", "regularized_coulomb", {"regularized_coulomb", "stribeck", "slip_compliance", "none"});
+  const std::string model =
+      reader.choice("model", "regularized_coulomb",
+                    {"regularized_coulomb", "stribeck", "slip_compliance", "none"});
   if (model == "stribeck" || model == "slip_compliance") {
     throw NotSupportedError(fmt::format(
         "{}: key '{}' = {}: not supported yet (this build has regularized_coulomb and none)",
@@ -105,13 +106,14 @@ FrictionParameters read_friction(MapReader& parent) {
   friction.model = model == "none" ? FrictionModel::none : FrictionModel::regularized_coulomb;
   friction.mu_kinetic = reader.non_negative("mu_kinetic", 0.0);
   friction.v_small = reader.positive("v_small", 0.01);
-  reader.non_negative("mu_static", 0.0);          // stribeck only
-  reader.positive("stiction_tolerance", 1e-4);    // stribeck only
+  reader.non_negative("mu_static", 0.0);                             // stribeck only
+  reader.positive("stiction_tolerance", 1e-4);                       // stribeck only
   if (reader.has("slip_compliance")) reader.get("slip_compliance");  // slip_compliance only
   if (!reader.boolean("cone", true)) {
-    throw NotSupportedError(fmt::format("{}: key '{}' = false: the friction pyramid is not "
-                                        "supported yet (the cone is)",
-                                        parent.source().file, reader.path_of("cone")));
+    throw NotSupportedError(
+        fmt::format("{}: key '{}' = false: the friction pyramid is not "
+                    "supported yet (the cone is)",
+                    parent.source().file, reader.path_of("cone")));
   }
   reader.reject_unknown_keys();
   return friction;
@@ -149,16 +151,16 @@ void read_contact_materials(MapReader& root, Model& model) {
     const std::string law =
         reader.choice("normal_law", "elastic", {"elastic", "hunt_crossley", "linear"});
     if (law != "elastic") {
-      throw NotSupportedError(fmt::format(
-          "{}: key '{}' = {}: not supported yet (this build has the elastic law)",
-          root.source().file, reader.path_of("normal_law"), law));
+      throw NotSupportedError(
+          fmt::format("{}: key '{}' = {}: not supported yet (this build has the elastic law)",
+                      root.source().file, reader.path_of("normal_law"), law));
     }
-    const std::string damping = reader.choice(
-        "damping_model", "exact",
-        {"exact", "flores", "hunt_crossley", "lankarani_nikravesh", "gonthier"});
-    for (DampingModel candidate : {DampingModel::exact, DampingModel::flores,
-                                   DampingModel::hunt_crossley, DampingModel::lankarani_nikravesh,
-                                   DampingModel::gonthier}) {
+    const std::string damping =
+        reader.choice("damping_model", "exact",
+                      {"exact", "flores", "hunt_crossley", "lankarani_nikravesh", "gonthier"});
+    for (DampingModel candidate :
+         {DampingModel::exact, DampingModel::flores, DampingModel::hunt_crossley,
+          DampingModel::lankarani_nikravesh, DampingModel::gonthier}) {
       if (to_string(candidate) == damping) cm.damping_model = candidate;
     }
     cm.v_small = reader.positive("v_small", 0.01);
@@ -176,7 +178,8 @@ void read_contact_materials(MapReader& root, Model& model) {
 
 void read_shape(MapReader& reader, Shape& shape, Model& model) {
   const std::string type = reader.choice(
-      "type", "", {"sphere", "box", "halfspace", "capsule", "cylinder", "cone", "ellipsoid", "convex"});
+      "type", "",
+      {"sphere", "box", "halfspace", "capsule", "cylinder", "cone", "ellipsoid", "convex"});
   if (type == "sphere") {
     shape.type = ShapeType::sphere;
     shape.radius = reader.required_positive("radius");
@@ -275,7 +278,8 @@ void read_bodies(MapReader& root, Model& model) {
       shape.body = body_index;
       shape.name = shape_reader.string("name", std::to_string(k));
       for (int other : body.shapes) {
-        if (model.shapes[other].name == shape.name) shape_reader.fail("name", "duplicate shape name");
+        if (model.shapes[other].name == shape.name)
+          shape_reader.fail("name", "duplicate shape name");
       }
       read_shape(shape_reader, shape, model);
       if (shape.type == ShapeType::halfspace && !body.fixed) {
@@ -485,8 +489,8 @@ Model load_scene_text(const std::string& text, const std::string& source_name,
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& error) {
-    throw InputError(fmt::format("{}:{}: YAML syntax error: {}", source_name, error.mark.line + 1,
-                                 error.msg));
+    throw InputError(
+        fmt::format("{}:{}: YAML syntax error: {}", source_name, error.mark.line + 1, error.msg));
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}: a scene must be a YAML map", source_name));
   for (const std::string& assignment : overrides) apply_yaml_override(root, assignment, source);

@@ -10,7 +10,8 @@
 namespace hybridsim {
 
 // A scene from a file path or a catalog name (models/scenes/NAME.yaml), with KEY=VALUE overrides.
-Model load_scene_file(const std::string& path_or_name, const std::vector<std::string>& overrides = {});
+Model load_scene_file(const std::string& path_or_name,
+                      const std::vector<std::string>& overrides = {});
 
 // A scene from YAML text; `source_name` stands for the file in messages.
 Model load_scene_text(const std::string& text, const std::string& source_name,

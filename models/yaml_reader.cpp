@@ -67,13 +67,14 @@ void throw_yaml_error(const YamlSource& source, const YAML::Node& node, const st
                       const std::string& message) {
   const std::string where = describe_location(source, node);
   if (node.IsDefined() && !node.IsNull()) {
-    throw InputError(fmt::format("{}: key '{}' = {}: {}", where, path, describe_yaml_value(node),
-                                 message));
+    throw InputError(
+        fmt::format("{}: key '{}' = {}: {}", where, path, describe_yaml_value(node), message));
   }
   throw InputError(fmt::format("{}: key '{}': {}", where, path, message));
 }
 
-double read_yaml_number(const YamlSource& source, const YAML::Node& value, const std::string& path) {
+double read_yaml_number(const YamlSource& source, const YAML::Node& value,
+                        const std::string& path) {
   double number = 0.0;
   if (!value.IsScalar()) throw_yaml_error(source, value, path, "must be a number");
   try {
@@ -96,8 +97,8 @@ Vec3 read_yaml_vec3(const YamlSource& source, const YAML::Node& value, const std
 
 MapReader::MapReader(const YAML::Node& node, std::string path, const YamlSource& source)
     : node_(node), path_(std::move(path)), source_(source) {
-  if (!node.IsMap()) throw_yaml_error(source, node, path_.empty() ? "(top level)" : path_,
-                                      "must be a map of keys");
+  if (!node.IsMap())
+    throw_yaml_error(source, node, path_.empty() ? "(top level)" : path_, "must be a map of keys");
 }
 
 bool MapReader::has(const std::string& key) const {
@@ -278,8 +279,8 @@ void apply_yaml_override(YAML::Node root, const std::string& assignment, YamlSou
         }
       }
       if (!found) {
-        throw InputError(fmt::format("--set '{}': no list element '{}' (an index or a name)", key,
-                                     segment));
+        throw InputError(
+            fmt::format("--set '{}': no list element '{}' (an index or a name)", key, segment));
       }
       if (last) {
         element = value;  // assigns through the handle into the sequence

@@ -59,7 +59,8 @@ inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& int
   run->system = std::make_unique<MultibodySystem>(run->model);
   SimulationOptions options;
   options.stop_time = model.simulation.stop_time;
-  options.output_interval = output_interval > 0.0 ? output_interval : model.simulation.output_interval;
+  options.output_interval =
+      output_interval > 0.0 ? output_interval : model.simulation.output_interval;
   options.integrator.rtol = model.simulation.rtol;
   options.integrator.atol =
       model.simulation.atol.value_or(default_absolute_tolerance(model.simulation.rtol));

@@ -3,8 +3,8 @@
 //   hybridsim integrators           the integrator names
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "integrators/integrator.hpp"
 #include "tools/run_command.hpp"
@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   hybridsim::RunCommandOptions run;
   CLI::App* run_app = app.add_subcommand("run", "Simulate a scene (a YAML file or a catalog name)");
   run_app->add_option("scene", run.scene, "Scene file or catalog name")->required();
-  run_app->add_option("--integrator", run.integrator, "Integrator name (see `hybridsim integrators`)");
+  run_app->add_option("--integrator", run.integrator,
+                      "Integrator name (see `hybridsim integrators`)");
   run_app->add_option("--rtol", run.rtol, "Relative tolerance");
   run_app->add_option("--atol", run.atol, "Absolute tolerance");
   run_app->add_option("--stop-time", run.stop_time, "Stop time, s");

@@ -13,7 +13,9 @@
 namespace hybridsim {
 namespace {
 
-nlohmann::json to_json(const Vec3& v) { return nlohmann::json::array({v.x(), v.y(), v.z()}); }
+nlohmann::json to_json(const Vec3& v) {
+  return nlohmann::json::array({v.x(), v.y(), v.z()});
+}
 
 // A JSON number, or null for NaN (JSON has no NaN).
 nlohmann::json number_or_null(double value) {
@@ -26,8 +28,8 @@ nlohmann::json event_record_json(const EventRecord& record) {
   line["kind"] = std::string(to_string(record.kind));
   if (record.kind == EventRecord::Kind::contact_start ||
       record.kind == EventRecord::Kind::contact_end) {
-    line["crossing"] = record.crossing.empty() ? nlohmann::json(nullptr)
-                                               : nlohmann::json(record.crossing);
+    line["crossing"] =
+        record.crossing.empty() ? nlohmann::json(nullptr) : nlohmann::json(record.crossing);
     line["pair"] = {record.pair_a, record.pair_b};
     line["distance"] = record.distance;
     line["normal"] = to_json(record.normal_W);
@@ -62,8 +64,8 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
     trajectory_ = open_output(outputs.trajectory_path);
     trajectory_ << "t";
     for (const Body& body : system.model().bodies) {
-      for (const char* column : {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx",
-                                 "wy", "wz"}) {
+      for (const char* column :
+           {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"}) {
         trajectory_ << ',' << body.name << '.' << column;
       }
     }
@@ -160,8 +162,7 @@ nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& op
                       {"contact_starts", result.contact_starts},
                       {"contact_ends", result.contact_ends},
                       {"restarts", result.restarts}};
-  summary["energy"] = {{"initial", initial_energy},
-                       {"final", system.compute_energy(final_state)}};
+  summary["energy"] = {{"initial", initial_energy}, {"final", system.compute_energy(final_state)}};
   nlohmann::json bodies = nlohmann::json::object();
   const auto kinematics = system.compute_kinematics(final_state);
   for (std::size_t i = 0; i < kinematics.size(); ++i) {

@@ -25,7 +25,8 @@ struct RunOutputs {
 // it computed.
 class RunWriter final : public SimulationObserver {
  public:
-  RunWriter(MultibodySystem& system, const RunOutputs& outputs, double start_time, double stop_time);
+  RunWriter(MultibodySystem& system, const RunOutputs& outputs, double start_time,
+            double stop_time);
   ~RunWriter() override;
 
   void on_output(double t, const VectorX& x) override;

@@ -25,10 +25,10 @@ SimulationOptions make_simulation_options(const Model& model, const RunCommandOp
       model.simulation.atol.value_or(default_absolute_tolerance(sim.integrator.rtol)));
   sim.integrator.max_step = model.simulation.max_step;
   sim.max_events_per_second = model.contact.max_events_per_second;
-  for (const auto& [name, value] : {std::pair{"--stop-time", sim.stop_time},
-                                    std::pair{"--output-interval", sim.output_interval},
-                                    std::pair{"--rtol", sim.integrator.rtol},
-                                    std::pair{"--atol", sim.integrator.atol}}) {
+  for (const auto& [name, value] :
+       {std::pair{"--stop-time", sim.stop_time},
+        std::pair{"--output-interval", sim.output_interval},
+        std::pair{"--rtol", sim.integrator.rtol}, std::pair{"--atol", sim.integrator.atol}}) {
     if (!(value > 0.0) || !std::isfinite(value)) {
       throw InputError(fmt::format("{} = {}: must be a positive finite number", name, value));
     }

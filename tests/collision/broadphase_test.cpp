@@ -48,8 +48,9 @@ TEST_CASE("broadphase: x-overlapping candidate pairs include every overlapping A
         if (aabbs_overlap(box_a, box_b)) CHECK(visited.contains({a, b}));
         // The AABB distance never exceeds the true distance (box-box has no exact formula yet).
         if (is_supported_shape_pair(model.shapes[a].type, model.shapes[b].type)) {
-          const double d = compute_signed_distance(model.shapes[a], poses[a], model.shapes[b],
-                                                   poses[b]).distance;
+          const double d =
+              compute_signed_distance(model.shapes[a], poses[a], model.shapes[b], poses[b])
+                  .distance;
           CHECK(compute_aabb_distance(box_a, box_b) <= std::max(d, 0.0) + 1e-15);
         }
         // Pairs that were not visited are apart by at least the broadphase's lower bound.

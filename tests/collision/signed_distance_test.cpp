@@ -37,12 +37,14 @@ void check_witnesses(const SignedDistance& d, double tolerance) {
 
 TEST_CASE("signed distance sphere-sphere: |c2 - c1| - r1 - r2 along the line of centres") {
   const Vec3 c2(0.3, 0.4, 0.0);  // |c2| = 0.5
-  const SignedDistance d = compute_signed_distance(sphere(0.1), at(Vec3::Zero()), sphere(0.2), at(c2));
+  const SignedDistance d =
+      compute_signed_distance(sphere(0.1), at(Vec3::Zero()), sphere(0.2), at(c2));
   CHECK(d.distance == doctest::Approx(0.2).epsilon(1e-15));
   CHECK((d.n_AB_W - Vec3(0.6, 0.8, 0.0)).norm() < 1e-15);
   check_witnesses(d, 1e-15);
   // Coincident centres: finite, normal defined.
-  const SignedDistance same = compute_signed_distance(sphere(0.1), at(Vec3::Zero()), sphere(0.1), at(Vec3::Zero()));
+  const SignedDistance same =
+      compute_signed_distance(sphere(0.1), at(Vec3::Zero()), sphere(0.1), at(Vec3::Zero()));
   CHECK(same.distance == doctest::Approx(-0.2));
   CHECK(same.n_AB_W.allFinite());
 }
@@ -65,7 +67,8 @@ TEST_CASE("signed distance sphere-half-space: height of the centre minus the rad
 
 TEST_CASE("signed distance box-half-space: the deepest vertex; contact point moves continuously") {
   const Shape b = box(Vec3(0.4, 0.2, 0.1));
-  // Rotated 30 degrees about x: the lowest vertices are an edge at z = -(0.1 cos 30 + 0.05 sin 30)/2.
+  // Rotated 30 degrees about x: the lowest vertices are an edge at z = -(0.1 cos 30 + 0.05 sin
+  // 30)/2.
   const double angle = std::numbers::pi / 6.0;
   const Quat q(Eigen::AngleAxisd(angle, Vec3::UnitX()));
   const double half_height = 0.5 * (0.2 * std::sin(angle) + 0.1 * std::cos(angle));
@@ -84,7 +87,8 @@ TEST_CASE("signed distance box-half-space: the deepest vertex; contact point mov
 TEST_CASE("signed distance sphere-box: outside, edge region and inside") {
   const Shape b = box(Vec3(0.4, 0.2, 0.1));
   // Face region: above the top face.
-  SignedDistance d = compute_signed_distance(b, at(Vec3::Zero()), sphere(0.1), at(Vec3(0.1, 0, 0.2)));
+  SignedDistance d =
+      compute_signed_distance(b, at(Vec3::Zero()), sphere(0.1), at(Vec3(0.1, 0, 0.2)));
   CHECK(d.distance == doctest::Approx(0.2 - 0.05 - 0.1).epsilon(1e-14));
   check_witnesses(d, 1e-15);
   // Edge region: beyond the +x, +z edge by (0.03, 0.04): distance 0.05 - r.

@@ -57,8 +57,7 @@ bodies:
   const double m = 500.0 * 0.008;
   CHECK(dumbbell.mass == doctest::Approx(2 * m));
   CHECK(dumbbell.p_BCom_B.norm() < 1e-15);
-  CHECK(dumbbell.inertia_com_B(1, 1) ==
-        doctest::Approx(2 * (m * 0.08 / 12.0 + m * 0.25)));
+  CHECK(dumbbell.inertia_com_B(1, 1) == doctest::Approx(2 * (m * 0.08 / 12.0 + m * 0.25)));
 }
 
 TEST_CASE("scene loader: --set overrides by key, by list index and by element name") {
@@ -82,17 +81,26 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
     std::string from, to, expected;
   };
   const std::vector<Case> cases = {
-      {"radius: 0.1", "raduis: 0.1", "scene.yaml:11: key 'bodies[1].shapes[0].radius' is required; unknown key 'bodies[1].shapes[0].raduis' here: a typo?"},
-      {"position: [0, 0, 1]", "positon: [0, 0, 1]", "scene.yaml:9: unknown key 'bodies[1].positon'"},
-      {"radius: 0.1", "radius: -0.1", "scene.yaml:11: key 'bodies[1].shapes[0].radius' = -0.1: must be positive"},
+      {"radius: 0.1", "raduis: 0.1",
+       "scene.yaml:11: key 'bodies[1].shapes[0].radius' is required; unknown key "
+       "'bodies[1].shapes[0].raduis' here: a typo?"},
+      {"position: [0, 0, 1]", "positon: [0, 0, 1]",
+       "scene.yaml:9: unknown key 'bodies[1].positon'"},
+      {"radius: 0.1", "radius: -0.1",
+       "scene.yaml:11: key 'bodies[1].shapes[0].radius' = -0.1: must be positive"},
       {"radius: 0.1", "radius: 0", "key 'bodies[1].shapes[0].radius' = 0: must be positive"},
-      {"position: [0, 0, 1]", "position: [0, 0, .nan]", "scene.yaml:9: key 'bodies[1].position' = .nan: must be a finite number"},
+      {"position: [0, 0, 1]", "position: [0, 0, .nan]",
+       "scene.yaml:9: key 'bodies[1].position' = .nan: must be a finite number"},
       {"position: [0, 0, 1]", "position: [0, 0, .inf]", "must be a finite number"},
-      {"position: [0, 0, 1]", "position: [0, 1]", "key 'bodies[1].position' = [0, 1]: must be a list of 3 numbers"},
-      {"position: [0, 0, 1]", "position: [0, 0, 1]\n    mass: -2", "key 'bodies[1].mass' = -2: must be positive"},
-      {"radius: 0.1, material: Steel", "radius: 0.1, material: Wood", "key 'bodies[1].shapes[0].material' = Wood: unknown material"},
+      {"position: [0, 0, 1]", "position: [0, 1]",
+       "key 'bodies[1].position' = [0, 1]: must be a list of 3 numbers"},
+      {"position: [0, 0, 1]", "position: [0, 0, 1]\n    mass: -2",
+       "key 'bodies[1].mass' = -2: must be positive"},
+      {"radius: 0.1, material: Steel", "radius: 0.1, material: Wood",
+       "key 'bodies[1].shapes[0].material' = Wood: unknown material"},
       {"density: 8000", "density: abc", "key 'materials.Steel.density' = abc: must be a number"},
-      {"restitution: 0.5", "restitution: 1.5", "key 'contact_materials[0].restitution' = 1.5: must lie in [0, 1]"},
+      {"restitution: 0.5", "restitution: 1.5",
+       "key 'contact_materials[0].restitution' = 1.5: must lie in [0, 1]"},
       {"type: sphere", "type: torus", "key 'bodies[1].shapes[0].type' = torus: must be one of"},
       {"type: sphere", "type: capsule", "shape type not supported yet"},
   };
@@ -110,8 +118,9 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
 
 TEST_CASE("scene loader: a missing contact pair names both materials") {
   std::string text = kBase;
-  text.replace(text.find("poisson_ratio: 0.3}"), 19,
-               "poisson_ratio: 0.3}\n  Wood: {density: 500, youngs_modulus: 1.0e10, poisson_ratio: 0.4}");
+  text.replace(
+      text.find("poisson_ratio: 0.3}"), 19,
+      "poisson_ratio: 0.3}\n  Wood: {density: 500, youngs_modulus: 1.0e10, poisson_ratio: 0.4}");
   text.replace(text.find("radius: 0.1, material: Steel"), 28, "radius: 0.1, material: Wood");
   const std::string message = error_of(text);
   CHECK(message.find("scene.yaml") != std::string::npos);

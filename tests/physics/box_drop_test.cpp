@@ -40,7 +40,7 @@ void check_comes_to_rest(const Model& model) {
   const auto records = run->recorder.contact_records();
   CAPTURE(records.size());
   REQUIRE(!records.empty());
-  CHECK(records.size() < 200);                 // finitely many events, no chattering
+  CHECK(records.size() < 200);  // finitely many events, no chattering
   CHECK(records.back().t < model.simulation.stop_time - 1.0);  // none in the last second
   const int offset = run->model.bodies[1].state_offset;
   const VectorX& x = run->final_state;

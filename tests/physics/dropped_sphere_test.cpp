@@ -20,11 +20,11 @@ constexpr double g = 9.81;
 // The catalog scene with a small steel ball, so that gravity acting during the contact changes
 // the rebound by well under the tolerance (see the apex test).
 Model dropped_ball(double rtol, double stop_time, double radius) {
-  return load_scene_file("bouncing_sphere",
-                         {fmt::format("simulation.rtol={}", rtol),
-                          fmt::format("simulation.stop_time={}", stop_time),
-                          fmt::format("bodies.ball.shapes.sphere.radius={}", radius),
-                          fmt::format("bodies.ball.position=[0, 0, {}]", 1.0 + radius)});
+  return load_scene_file(
+      "bouncing_sphere",
+      {fmt::format("simulation.rtol={}", rtol), fmt::format("simulation.stop_time={}", stop_time),
+       fmt::format("bodies.ball.shapes.sphere.radius={}", radius),
+       fmt::format("bodies.ball.position=[0, 0, {}]", 1.0 + radius)});
 }
 
 TEST_CASE("dropped sphere: first contact at sqrt(2h/g) with v- = sqrt(2gh)") {

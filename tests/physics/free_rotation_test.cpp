@@ -34,8 +34,8 @@ bodies:
 TEST_CASE("torque-free body: energy and angular momentum conserved, unit quaternion kept") {
   // An asymmetric box spinning near its unstable middle axis tumbles (the Dzhanibekov effect),
   // a demanding test of the gyroscopic terms.
-  const auto run = testing::run_scene(spinning_box(Vec3(0.3, 0.2, 0.1), Vec3(0.05, 4.0, 0.05),
-                                                   10.0, 1e-12));
+  const auto run =
+      testing::run_scene(spinning_box(Vec3(0.3, 0.2, 0.1), Vec3(0.05, 4.0, 0.05), 10.0, 1e-12));
   REQUIRE(run->result.status == SimulationStatus::ok);
   const Body& body = run->model.bodies[0];
   BodyKinematics start, end;

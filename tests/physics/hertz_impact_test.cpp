@@ -30,8 +30,7 @@ HertzReference hertz_reference(double speed) {
   const double c = kYoungs / (1.0 - kPoisson * kPoisson);
   const double c_res = c * c / (c + c);  // two steel bodies
   ref.stiffness = c_res * 4.0 / 3.0 * std::sqrt(kRadius);
-  ref.max_penetration =
-      std::pow(5.0 * ref.mass * speed * speed / (4.0 * ref.stiffness), 2.0 / 5.0);
+  ref.max_penetration = std::pow(5.0 * ref.mass * speed * speed / (4.0 * ref.stiffness), 2.0 / 5.0);
   const double integral =
       0.4 * std::tgamma(0.4) * std::tgamma(0.5) / std::tgamma(0.9);  // (2/5) B(2/5, 1/2)
   ref.duration = 2.0 * ref.max_penetration / speed * integral;
@@ -42,7 +41,8 @@ HertzReference hertz_reference(double speed) {
 Model impact_scene(double speed, double stop_time, double restitution = 1.0,
                    const std::string& damping = "exact") {
   const double gap = speed * 1e-3;
-  const std::string text = fmt::format(R"(
+  const std::string text = fmt::format(
+      R"(
 gravity: [0, 0, 0]
 simulation: {{stop_time: {stop}, rtol: 1.0e-11, atol: 1.0e-15, output_interval: 1.0}}
 contact: {{max_damping: 1.0e12}}
@@ -59,11 +59,9 @@ bodies:
     linear_velocity: [0, 0, {vz}]
     shapes: [{{type: sphere, radius: {r}, material: Steel}}]
 )",
-                                       fmt::arg("stop", stop_time), fmt::arg("rho", kDensity),
-                                       fmt::arg("E", kYoungs), fmt::arg("nu", kPoisson),
-                                       fmt::arg("e", restitution), fmt::arg("damping", damping),
-                                       fmt::arg("z0", kRadius + gap), fmt::arg("vz", -speed),
-                                       fmt::arg("r", kRadius));
+      fmt::arg("stop", stop_time), fmt::arg("rho", kDensity), fmt::arg("E", kYoungs),
+      fmt::arg("nu", kPoisson), fmt::arg("e", restitution), fmt::arg("damping", damping),
+      fmt::arg("z0", kRadius + gap), fmt::arg("vz", -speed), fmt::arg("r", kRadius));
   return load_scene_text(text, "hertz_impact");
 }
 

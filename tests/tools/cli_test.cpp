@@ -34,8 +34,8 @@ std::string read_file(const fs::path& path) {
 }
 
 fs::path temporary_directory() {
-  const fs::path dir = fs::temp_directory_path() /
-                       fmt::format("hybridsim_cli_{}_{}", ::getpid(), std::rand());
+  const fs::path dir =
+      fs::temp_directory_path() / fmt::format("hybridsim_cli_{}_{}", ::getpid(), std::rand());
   fs::create_directories(dir);
   return dir;
 }
@@ -94,8 +94,8 @@ TEST_CASE("cli: run writes the trajectory, events and summary of spec/outputs.md
     CHECK(event.contains("t"));
     if (event["kind"] == "contact_start") {
       ++starts;
-      for (const char* key : {"crossing", "pair", "distance", "normal", "point", "v_pre", "c_res",
-                              "d_res"}) {
+      for (const char* key :
+           {"crossing", "pair", "distance", "normal", "point", "v_pre", "c_res", "d_res"}) {
         CHECK(event.contains(key));
       }
       CHECK(event["pair"][0] == "ground/plate");
@@ -136,10 +136,14 @@ bodies:
       {"mass: 1.0", "mas: 1.0", ":8: unknown key 'bodies[1].mas'"},
       {"mass: 1.0", "mass: -1.0", ":8: key 'bodies[1].mass' = -1.0: must be positive"},
       {"radius: 0.1", "radius: 0", ":10: key 'bodies[1].shapes[0].radius' = 0: must be positive"},
-      {"position: [0, 0, 1]", "position: [0, .nan, 1]", ":9: key 'bodies[1].position' = .nan: must be a finite number"},
-      {"radius: 0.1, material: Steel}]", "radius: 0.1, material: Wood}]", ":10: key 'bodies[1].shapes[0].material' = Wood: unknown material"},
-      {"  - {pair: [Steel, Steel], restitution: 0.5}\n", "", "no entry for the pair [Steel, Steel]"},
-      {"restitution: 0.5", "restitution: 0.5, normal_law: plastic", ":4: key 'contact_materials[0].normal_law' = plastic: must be one of"},
+      {"position: [0, 0, 1]", "position: [0, .nan, 1]",
+       ":9: key 'bodies[1].position' = .nan: must be a finite number"},
+      {"radius: 0.1, material: Steel}]", "radius: 0.1, material: Wood}]",
+       ":10: key 'bodies[1].shapes[0].material' = Wood: unknown material"},
+      {"  - {pair: [Steel, Steel], restitution: 0.5}\n", "",
+       "no entry for the pair [Steel, Steel]"},
+      {"restitution: 0.5", "restitution: 0.5, normal_law: plastic",
+       ":4: key 'contact_materials[0].normal_law' = plastic: must be one of"},
   };
   for (const Case& c : cases) {
     std::string text = good;
@@ -160,8 +164,8 @@ bodies:
         std::string::npos);
   CHECK(run_cli("run " + scene + " --integrator rk99", dir).status == 2);
   CHECK(run_cli("run " + scene + " --rtol -1", dir).status == 2);
-  CHECK(run_cli("run " + scene + " --set bodies.ball.mass=abc", dir).err.find(
-            "key 'bodies[1].mass' = abc: must be a number") != std::string::npos);
+  CHECK(run_cli("run " + scene + " --set bodies.ball.mass=abc", dir)
+            .err.find("key 'bodies[1].mass' = abc: must be a number") != std::string::npos);
   CHECK(run_cli("run no_such_scene", dir).status == 2);
   CHECK(run_cli("run", dir).status == 2);
   CHECK(run_cli("run " + scene + " --summary /nonexistent/dir/s.json", dir).status == 2);
@@ -234,7 +238,8 @@ ContactOutcome integrate_contact(double v_pre, double mass, double stiffness, do
         const double s = 0.5 * (lo + hi);
         const double h00 = 2 * s * s * s - 3 * s * s + 1, h10 = s * s * s - 2 * s * s + s;
         const double h01 = -2 * s * s * s + 3 * s * s, h11 = s * s * s - s * s;
-        const double value = h00 * delta + h10 * dt * rate + h01 * next_delta + h11 * dt * next_rate;
+        const double value =
+            h00 * delta + h10 * dt * rate + h01 * next_delta + h11 * dt * next_rate;
         (value > 0.0 ? lo : hi) = s;
       }
       const double s = 0.5 * (lo + hi);
