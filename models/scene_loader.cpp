@@ -1,5 +1,6 @@
 #include "models/scene_loader.hpp"
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
@@ -21,6 +22,22 @@ std::string indexed(const std::string& path, std::size_t index) {
   return fmt::format("{}[{}]", path, index);
 }
 
+// A list of exactly N finite numbers under `key`, described as `form` in the error.
+template <std::size_t N>
+std::array<double, N> read_numbers(MapReader& reader, const std::string& key, const char* form) {
+  const YAML::Node value = reader.get(key);
+  const std::string path = reader.path_of(key);
+  if (!value.IsSequence() || value.size() != N) {
+    throw_yaml_error(reader.source(), value, path,
+                     fmt::format("must be a list of {} numbers {}", N, form));
+  }
+  std::array<double, N> numbers{};
+  for (std::size_t i = 0; i < N; ++i) {
+    numbers[i] = read_yaml_number(reader.source(), value[i], path);
+  }
+  return numbers;
+}
+
 // Orientation: {rpy: [roll, pitch, yaw]} (R = Rz(yaw) Ry(pitch) Rx(roll)), {quaternion: [w, x,
 // y, z]} (normalised) or {axis_angle: [ax, ay, az, angle]}.
 Quat read_orientation(MapReader& parent, const std::string& key) {
@@ -39,28 +56,16 @@ Quat read_orientation(MapReader& parent, const std::string& key) {
   }
   if (reader.has("quaternion")) {
     ++given;
-    const YAML::Node value = reader.get("quaternion");
-    const std::string path = reader.path_of("quaternion");
-    if (!value.IsSequence() || value.size() != 4) {
-      throw_yaml_error(reader.source(), value, path, "must be a list of 4 numbers [w, x, y, z]");
-    }
-    double wxyz[4];
-    for (int i = 0; i < 4; ++i) wxyz[i] = read_yaml_number(reader.source(), value[i], path);
-    q = quaternion_from_wxyz(wxyz);
-    if (!(q.norm() > 1e-12)) throw_yaml_error(reader.source(), value, path, "must not be zero");
+    const auto wxyz = read_numbers<4>(reader, "quaternion", "[w, x, y, z]");
+    q = quaternion_from_wxyz(wxyz.data());
+    if (!(q.norm() > 1e-12)) reader.fail("quaternion", "must not be zero");
     q.normalize();
   }
   if (reader.has("axis_angle")) {
     ++given;
-    const YAML::Node value = reader.get("axis_angle");
-    const std::string path = reader.path_of("axis_angle");
-    if (!value.IsSequence() || value.size() != 4) {
-      throw_yaml_error(reader.source(), value, path, "must be a list [ax, ay, az, angle]");
-    }
-    double v[4];
-    for (int i = 0; i < 4; ++i) v[i] = read_yaml_number(reader.source(), value[i], path);
+    const auto v = read_numbers<4>(reader, "axis_angle", "[ax, ay, az, angle]");
     const Vec3 axis(v[0], v[1], v[2]);
-    if (!(axis.norm() > 1e-12)) throw_yaml_error(reader.source(), value, path, "zero axis");
+    if (!(axis.norm() > 1e-12)) reader.fail("axis_angle", "zero axis");
     q = Eigen::AngleAxisd(v[3], axis.normalized());
   }
   if (given != 1) reader.fail("rpy", "give exactly one of rpy, quaternion, axis_angle");
@@ -236,18 +241,11 @@ void read_body_mass_properties(MapReader& reader, Body& body, const Model& model
   }
   body.p_BCom_B = reader.vec3("center_of_mass", from_shapes.p_BCom_B);
   if (reader.has("inertia")) {
-    const YAML::Node value = reader.get("inertia");
-    const std::string path = reader.path_of("inertia");
-    if (!value.IsSequence() || value.size() != 6) {
-      throw_yaml_error(reader.source(), value, path, "must be [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]");
-    }
-    double I[6];
-    for (int i = 0; i < 6; ++i) I[i] = read_yaml_number(reader.source(), value[i], path);
+    const auto I = read_numbers<6>(reader, "inertia", "[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]");
     body.inertia_com_B << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
     Eigen::SelfAdjointEigenSolver<Mat3> eigen(body.inertia_com_B);
-    if (!(eigen.eigenvalues().minCoeff() > 0.0)) {
-      throw_yaml_error(reader.source(), value, path, "must be positive definite");
-    }
+    if (!(eigen.eigenvalues().minCoeff() > 0.0))
+      reader.fail("inertia", "must be positive definite");
   } else if (from_shapes.mass > 0.0) {
     body.inertia_com_B = from_shapes.inertia_com_B * (body.mass / from_shapes.mass);
   } else {

@@ -11,6 +11,8 @@
 #include "models/multibody_system.hpp"
 #include "models/scene_loader.hpp"
 
+#include <fmt/format.h>
+
 namespace hybridsim::testing {
 
 // Records every output and event of a run.
@@ -71,6 +73,33 @@ inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& int
   run->result = simulator.run(&run->recorder);
   run->final_state = simulator.state();
   return run;
+}
+
+// A steel sphere (r = 0.1 m) approaching a steel half-space at `speed` without gravity, contact
+// after 1 ms of flight; rtol 1e-11, v_small below every tested speed, d_max out of the way.
+inline Model single_impact_scene(double speed, double restitution, const std::string& damping,
+                                 double stop_time) {
+  const std::string text = fmt::format(R"(
+gravity: [0, 0, 0]
+simulation: {{stop_time: {stop}, rtol: 1.0e-11, atol: 1.0e-15, output_interval: 1.0}}
+contact: {{max_damping: 1.0e12}}
+materials:
+  Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}
+contact_materials:
+  - {{pair: [Steel, Steel], restitution: {e}, damping_model: {damping}, v_small: 1.0e-6}}
+bodies:
+  - name: ground
+    fixed: true
+    shapes: [{{type: halfspace, material: Steel}}]
+  - name: ball
+    position: [0, 0, {z0}]
+    linear_velocity: [0, 0, {vz}]
+    shapes: [{{type: sphere, radius: 0.1, material: Steel}}]
+)",
+                                       fmt::arg("stop", stop_time), fmt::arg("e", restitution),
+                                       fmt::arg("damping", damping),
+                                       fmt::arg("z0", 0.1 + speed * 1e-3), fmt::arg("vz", -speed));
+  return load_scene_text(text, "single_impact");
 }
 
 // A steel-like material table and one contact pair, for scenes written in tests.

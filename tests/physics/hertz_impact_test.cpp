@@ -37,32 +37,9 @@ HertzReference hertz_reference(double speed) {
   return ref;
 }
 
-// A steel sphere approaching a steel half-space at `speed`, contact after 1 ms.
-Model impact_scene(double speed, double stop_time, double restitution = 1.0,
-                   const std::string& damping = "exact") {
-  const double gap = speed * 1e-3;
-  const std::string text = fmt::format(
-      R"(
-gravity: [0, 0, 0]
-simulation: {{stop_time: {stop}, rtol: 1.0e-11, atol: 1.0e-15, output_interval: 1.0}}
-contact: {{max_damping: 1.0e12}}
-materials:
-  Steel: {{density: {rho}, youngs_modulus: {E}, poisson_ratio: {nu}}}
-contact_materials:
-  - {{pair: [Steel, Steel], restitution: {e}, damping_model: {damping}, v_small: 1.0e-6}}
-bodies:
-  - name: ground
-    fixed: true
-    shapes: [{{type: halfspace, material: Steel}}]
-  - name: ball
-    position: [0, 0, {z0}]
-    linear_velocity: [0, 0, {vz}]
-    shapes: [{{type: sphere, radius: {r}, material: Steel}}]
-)",
-      fmt::arg("stop", stop_time), fmt::arg("rho", kDensity), fmt::arg("E", kYoungs),
-      fmt::arg("nu", kPoisson), fmt::arg("e", restitution), fmt::arg("damping", damping),
-      fmt::arg("z0", kRadius + gap), fmt::arg("vz", -speed), fmt::arg("r", kRadius));
-  return load_scene_text(text, "hertz_impact");
+// The steel sphere of the reference (r = 0.1 m, E = 2e11 Pa, nu = 0.3, 8000 kg/m^3).
+Model impact_scene(double speed, double stop_time) {
+  return testing::single_impact_scene(speed, 1.0, "exact", stop_time);
 }
 
 struct ImpactMeasurement {

@@ -16,28 +16,9 @@
 namespace hybridsim {
 namespace {
 
+// 30 ms covers the flight (1 ms) and the slowest contact (~2 ms at 0.02 m/s).
 Model impact_scene(double speed, double restitution, const std::string& damping) {
-  // Contact after 1 ms of flight; 20 ms covers the slowest contact (~2 ms at 0.02 m/s).
-  const std::string text = fmt::format(R"(
-gravity: [0, 0, 0]
-simulation: {{stop_time: 0.03, rtol: 1.0e-11, atol: 1.0e-15, output_interval: 1.0}}
-contact: {{max_damping: 1.0e12}}
-materials:
-  Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}
-contact_materials:
-  - {{pair: [Steel, Steel], restitution: {e}, damping_model: {damping}, v_small: 1.0e-6}}
-bodies:
-  - name: ground
-    fixed: true
-    shapes: [{{type: halfspace, material: Steel}}]
-  - name: ball
-    position: [0, 0, {z0}]
-    linear_velocity: [0, 0, {vz}]
-    shapes: [{{type: sphere, radius: 0.1, material: Steel}}]
-)",
-                                       fmt::arg("e", restitution), fmt::arg("damping", damping),
-                                       fmt::arg("z0", 0.1 + speed * 1e-3), fmt::arg("vz", -speed));
-  return load_scene_text(text, "restitution");
+  return testing::single_impact_scene(speed, restitution, damping, 0.03);
 }
 
 // Exit speed over entry speed of the single impact.
