@@ -137,6 +137,8 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
     check_flag(CVodeSetRootDirection(s.cvode, directions.data()), "CVodeSetRootDirection");
     check_flag(CVodeSetNoInactiveRootWarn(s.cvode), "CVodeSetNoInactiveRootWarn");
   }
+  if (settings.min_step > 0.0)
+    check_flag(CVodeSetMinStep(s.cvode, settings.min_step), "CVodeSetMinStep");
   set_max_step(settings.max_step);
 }
 

@@ -16,6 +16,9 @@ struct IntegratorSettings {
   double rtol = 1e-6;
   double atol = 1e-8;
   double max_step = kInfinity;  // s
+  // Smallest step the method may take, s; 0 for the Simulator's default, 1e-14 max(1, |t_stop|)
+  // (a few units in the last place of t): a method that needs less has failed.
+  double min_step = 0.0;
 };
 
 // Counters of one integration segment (since the last (re)initialisation) or summed over all.

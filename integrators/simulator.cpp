@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 
 namespace hybridsim {
+namespace {
+constexpr int kMaxStalledSteps = 1000;
+}  // namespace
 
 std::string_view to_string(SimulationStatus status) {
   switch (status) {
@@ -80,6 +83,7 @@ SimulationResult Simulator::run(SimulationObserver* observer) {
   system_.initial_state(x_);
   double t = options_.start_time;
   next_output_index_ = 1;
+  int stalled_steps = 0;
 
   try {
     // Initial discrete state and the first output.
@@ -87,6 +91,7 @@ SimulationResult Simulator::run(SimulationObserver* observer) {
     if (!initial.outcome.records.empty()) report_event(std::move(initial), observer, result);
     IntegratorSettings settings = options_.integrator;
     settings.max_step = std::min(settings.max_step, system_.max_step_hint(t, x_));
+    if (!(settings.min_step > 0.0)) settings.min_step = 1e-14 * std::max(1.0, std::abs(stop));
     integrator_.initialize(system_, t, x_, settings);
     if (observer != nullptr) observer->on_output(t, x_);
     last_output_time_ = t;
@@ -110,6 +115,15 @@ SimulationResult Simulator::run(SimulationObserver* observer) {
         break;
       }
       emit_outputs_until(step.t, observer);
+      // No progress: steps that leave t unchanged to rounding, many times over, are a failure
+      // (a method stalled against a singularity), never an endless loop.
+      stalled_steps = step.t - t > 4.0 * time_tolerance ? 0 : stalled_steps + 1;
+      if (stalled_steps > kMaxStalledSteps) {
+        result.status = SimulationStatus::step_failure;
+        result.message = fmt::format("no progress: {} steps without advancing past t = {:.17g} s",
+                                     stalled_steps, t);
+        break;
+      }
       t = step.t;
       integrator_.current_state(x_);
       // The bound that keeps contacts from being stepped over depends on the current speeds.

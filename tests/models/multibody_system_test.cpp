@@ -1,0 +1,101 @@
+// MultibodySystem as a HybridSystem: contacts present at the start, the right-hand side and the
+// crossing functions allocate nothing, and runs are bit-for-bit repeatable.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "counting_allocator.hpp"
+#include "test_support.hpp"
+
+namespace hybridsim {
+namespace {
+
+TEST_CASE("multibody system: a sphere resting at its static penetration at t = 0 stays there") {
+  // delta_s = (m g / K)^(2/3): placed there with zero velocity, the initial contact is found at
+  // initialisation (v- = 0, so d = d_max), no event follows and the sphere does not move.
+  const double radius = 0.1, mass = 8000.0 * 4.0 / 3.0 * std::numbers::pi * 1e-3;
+  const double stiffness = 0.5 * 2.0e11 / 0.91 * 4.0 / 3.0 * std::sqrt(radius);
+  const double penetration = std::pow(mass * 9.81 / stiffness, 2.0 / 3.0);
+  const Model model = load_scene_file(
+      "bouncing_sphere",
+      {fmt::format("bodies.ball.position=[0, 0, {}]", radius - penetration - 1e-13)});
+  const auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  REQUIRE(run->recorder.events.size() == 1);
+  CHECK(run->recorder.events[0].kind == EventInstantKind::initialization);
+  CHECK(run->recorder.events[0].outcome.records[0].d_res == 2000.0);
+  CHECK(run->result.state_events == 0);
+  const double z = run->final_state[run->model.bodies[1].state_offset + 2];
+  // Equilibrium to the rounding of the static penetration (3.7e-6 m): nothing moves.
+  CHECK(std::abs(z - (radius - penetration - 1e-13)) < 1e-12);
+}
+
+TEST_CASE("multibody system: the right-hand side and crossing functions allocate nothing") {
+  const Model model = load_scene_file("bouncing_sphere");
+  MultibodySystem system(model);
+  VectorX x(system.state_size()), xdot(system.state_size()), z(2);
+  system.initial_state(x);
+  x[2] = 0.1 - 1e-6;  // in contact after the rebuild
+  system.initialize(0.0, x);
+  REQUIRE(system.contact_handler().contacts().size() == 1);
+  testing::start_counting_allocations();
+  for (int i = 0; i < 100; ++i) {
+    system.compute_derivatives(0.0, x, xdot);
+    system.compute_crossings(0.0, x, z);
+  }
+  CHECK(testing::stop_counting_allocations() == 0);
+}
+
+TEST_CASE("multibody system: the same inputs give bit-identical results") {
+  const Model model = load_scene_file("bouncing_sphere");
+  const auto first = testing::run_scene(model);
+  const auto second = testing::run_scene(model);
+  REQUIRE(first->recorder.output_states.size() == second->recorder.output_states.size());
+  for (std::size_t i = 0; i < first->recorder.output_states.size(); ++i) {
+    CHECK(first->recorder.output_states[i] == second->recorder.output_states[i]);
+  }
+}
+
+// A user-defined hybrid ODE: x' = 1 until t = 0.5, then a non-finite derivative.
+class FailingSystem final : public HybridSystem {
+ public:
+  int state_size() const override { return 1; }
+  void initial_state(VectorRef x0) const override { x0[0] = 0.0; }
+  EventOutcome initialize(double, VectorRef) override { return {}; }
+  void compute_derivatives(double t, ConstVectorRef, VectorRef xdot) override {
+    ++calls_;
+    xdot[0] = t < 0.5 ? 1.0 : std::nan("");
+  }
+  int crossing_count() const override { return 0; }
+  std::vector<int> crossing_directions() const override { return {}; }
+  void compute_crossings(double, ConstVectorRef, VectorRef) override {}
+  EventOutcome handle_state_event(double, VectorRef, std::span<const int>) override { return {}; }
+  long rhs_evaluation_count() const override { return calls_; }
+
+ private:
+  long calls_ = 0;
+};
+
+TEST_CASE("simulator: a non-finite derivative stops with a status, keeping the outputs") {
+  FailingSystem system;
+  auto integrator = make_integrator("cvode-bdf");
+  SimulationOptions options;
+  options.stop_time = 2.0;
+  options.output_interval = 0.1;
+  testing::Recorder recorder;
+  Simulator simulator(system, *integrator, options);
+  const SimulationResult result = simulator.run(&recorder);
+  CHECK(result.status == SimulationStatus::step_failure);
+  CAPTURE(result.message);
+  CHECK(result.message.find("CVode") != std::string::npos);
+  CHECK(result.t_end < 0.6);
+  // Outputs up to the failure, x = t exactly.
+  REQUIRE(recorder.output_times.size() >= 5);
+  for (std::size_t i = 0; i + 1 < recorder.output_times.size(); ++i) {
+    CHECK(recorder.output_states[i][0] == doctest::Approx(recorder.output_times[i]));
+  }
+}
+
+}  // namespace
+}  // namespace hybridsim
