@@ -75,40 +75,56 @@ double compute_damping_coefficient(const ContactLawParameters& law, double pre_i
   return d;
 }
 
-double regularize_speed(double speed, double small_speed) {
-  if (speed >= small_speed) return speed;
-  return speed * speed / small_speed * (1.0 - speed / (3.0 * small_speed)) + small_speed / 3.0;
+double compute_contact_damping(const ContactLawParameters& law, double pre_impact_speed) {
+  switch (law.normal_law) {
+    case NormalLaw::elastic:
+      return compute_damping_coefficient(law, pre_impact_speed);
+    case NormalLaw::hunt_crossley:
+      return law.dissipation;
+    case NormalLaw::linear:
+      return law.kd;
+  }
+  return 0.0;
+}
+
+double compute_normal_force(const ContactLawParameters& law, double damping, double penetration,
+                            double penetration_rate) {
+  const double delta = std::max(penetration, 0.0);
+  double f_n = 0.0;
+  if (law.normal_law == NormalLaw::linear) {
+    f_n = law.kp * delta + damping * penetration_rate;
+    if (delta == 0.0) f_n = 0.0;  // no contact force without penetration
+  } else {
+    // delta^1.5 as delta sqrt(delta): the Hertz exponent, several times cheaper than pow.
+    const double delta_n = law.n_geo == 1.5   ? delta * std::sqrt(delta)
+                           : law.n_geo == 1.0 ? delta
+                                              : std::pow(delta, law.n_geo);
+    f_n = law.stiffness * delta_n * (1.0 + damping * penetration_rate);
+  }
+  return law.clamp ? std::max(f_n, 0.0) : f_n;
 }
 
 double compute_elastic_energy(const ContactLawParameters& law, double penetration) {
   if (penetration <= 0.0) return 0.0;
+  if (law.normal_law == NormalLaw::linear) return 0.5 * law.kp * penetration * penetration;
   const double n = law.n_geo;
-  return law.c_res * law.c_geo * std::pow(penetration, n + 1.0) / (n + 1.0);
+  return law.stiffness * std::pow(penetration, n + 1.0) / (n + 1.0);
 }
 
 ContactForce compute_contact_force(const ContactLawParameters& law, double damping,
                                    const ContactKinematics& kinematics) {
   ContactForce result;
+  if (law.observer) return result;
   const Vec3& n = kinematics.n_AB_W;
-
-  // Normal force: f_n = c_res c_geo delta^n (1 + d delta_dot), clamped at 0 unless asked not to.
-  const double delta = std::max(kinematics.penetration, 0.0);
-  // delta^1.5 as delta sqrt(delta): the Hertz exponent, several times cheaper than pow.
-  const double delta_n = law.n_geo == 1.5 ? delta * std::sqrt(delta) : std::pow(delta, law.n_geo);
-  const double elastic = law.c_res * law.c_geo * delta_n;
-  double f_n = elastic * (1.0 + damping * kinematics.penetration_rate);
-  if (law.clamp) f_n = std::max(f_n, 0.0);
+  const double f_n =
+      compute_normal_force(law, damping, kinematics.penetration, kinematics.penetration_rate);
   result.normal_force = f_n;
-  result.f_B_W = f_n * n;
 
   // Friction and resistance torques scale with the compressive part of the normal force only.
   const double f_press = std::max(f_n, 0.0);
-  if (law.friction.model == FrictionModel::regularized_coulomb && f_press > 0.0) {
-    const double slip = kinematics.v_slip_W.norm();
-    const double scale =
-        law.friction.mu_kinetic * f_press / regularize_speed(slip, law.friction.v_small);
-    result.f_B_W -= scale * kinematics.v_slip_W;
-  }
+  result.friction_W =
+      compute_friction_force(law.friction, f_press, kinematics.v_slip_W, n, kinematics.fdir1_W);
+  result.f_B_W = f_n * n + result.friction_W;
 
   // Rolling resistance opposes the tangential part of the relative rotation, torsional friction
   // the normal part; Modia3D's merged form opposes the whole relative rotation with mu_r.
@@ -130,6 +146,18 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
   return result;
 }
 
+std::string_view to_string(NormalLaw law) {
+  switch (law) {
+    case NormalLaw::elastic:
+      return "elastic";
+    case NormalLaw::hunt_crossley:
+      return "hunt_crossley";
+    case NormalLaw::linear:
+      return "linear";
+  }
+  return "?";
+}
+
 std::string_view to_string(DampingModel model) {
   switch (model) {
     case DampingModel::exact:
@@ -142,16 +170,6 @@ std::string_view to_string(DampingModel model) {
       return "lankarani_nikravesh";
     case DampingModel::gonthier:
       return "gonthier";
-  }
-  return "?";
-}
-
-std::string_view to_string(FrictionModel model) {
-  switch (model) {
-    case FrictionModel::none:
-      return "none";
-    case FrictionModel::regularized_coulomb:
-      return "regularized_coulomb";
   }
   return "?";
 }

@@ -2,26 +2,25 @@
 // penetration rate, slip, relative angular velocity, stored pre-impact velocity) to the force on
 // shape B at the contact point C and a pure torque on B; A receives the opposite.
 //
-// Normal laws and damping models are selected per contact-material pair by enums, so that further
-// laws slot in as one more enumerator and one more leaf function (issue 4 adds hunt_crossley and
-// linear normal laws, stribeck and slip-compliance friction).
+// Normal laws, damping models and friction models are selected per contact-material pair by
+// enums; each family has its own leaf functions (normal laws here, friction in friction_law.hpp).
+//
+// Normal laws (delta penetration, delta_dot its rate, positive approaching):
+//   elastic        f_n = K delta^n (1 + d delta_dot), K = c_res c_geo, n = 1.5, d from v- and e
+//   hunt_crossley  f_n = K delta^n (1 + d delta_dot), K and d combined from the two shapes
+//   linear         f_n = kp delta + kd delta_dot
+// each clamped at f_n >= 0 unless the clamp is off.
 #pragma once
 
 #include <string_view>
 
+#include "core/friction_law.hpp"
 #include "core/math.hpp"
 
 namespace hybridsim {
 
-enum class NormalLaw { elastic };
+enum class NormalLaw { elastic, hunt_crossley, linear };
 enum class DampingModel { exact, flores, hunt_crossley, lankarani_nikravesh, gonthier };
-enum class FrictionModel { none, regularized_coulomb };
-
-struct FrictionParameters {
-  FrictionModel model = FrictionModel::regularized_coulomb;
-  double mu_kinetic = 0.0;  // kinetic friction coefficient
-  double v_small = 0.01;    // m/s, regularization speed of regularized Coulomb friction
-};
 
 // Everything the force law needs for one contact, resolved when the contact starts.
 struct ContactLawParameters {
@@ -30,7 +29,12 @@ struct ContactLawParameters {
   double exact_alpha = 0.0;     // exact_damping_alpha(restitution), for the exact damping model
   double c_res = 0.0;           // N/m^2, combined stiffness k_red * c1 c2 / (c1 + c2)
   double c_geo = 0.0;           // m^0.5, (4/3) sqrt(r_geo)
-  double n_geo = 1.5;           // penetration exponent
+  double n_geo = 1.5;           // penetration exponent n (elastic: 1.5)
+  double stiffness = 0.0;       // K of the elastic (c_res c_geo) and Hunt-Crossley laws, N/m^n
+  double dissipation = 0.0;     // Hunt-Crossley d, s/m (combined from the shapes)
+  double kp = 0.0;              // linear law stiffness, N/m
+  double kd = 0.0;              // linear law damping, N s/m
+  bool observer = false;        // detect contact, apply no force
   double r_geo = 0.0;           // m, combined contact sphere radius
   double restitution = 1.0;     // coefficient of restitution e
   double v_small = 0.01;        // m/s, below this pre-impact speed e becomes 0
@@ -50,12 +54,14 @@ struct ContactKinematics {
   Vec3 n_AB_W = Vec3::UnitZ();    // unit normal from A to B
   Vec3 v_slip_W = Vec3::Zero();   // tangential part of v_B(C) - v_A(C)
   Vec3 w_rel_W = Vec3::Zero();    // w_B - w_A
+  Vec3 fdir1_W = Vec3::Zero();    // first friction direction of the pair, zero for none
 };
 
 struct ContactForce {
-  Vec3 f_B_W = Vec3::Zero();    // force on B at C (A receives -f_B_W)
-  Vec3 tau_B_W = Vec3::Zero();  // pure torque on B (A receives -tau_B_W)
-  double normal_force = 0.0;    // N
+  Vec3 f_B_W = Vec3::Zero();       // force on B at C (A receives -f_B_W)
+  Vec3 tau_B_W = Vec3::Zero();     // pure torque on B (A receives -tau_B_W)
+  double normal_force = 0.0;       // N
+  Vec3 friction_W = Vec3::Zero();  // tangential part of f_B_W
 };
 
 // Positive root alpha* of (1 + e) alpha = ln((1 + alpha) / (1 - e alpha)) on (0, 1/e): with
@@ -67,21 +73,26 @@ double exact_damping_alpha(double restitution);
 // the stiffness and the exponent (see docs/physics.md); used by tests and to report laws.
 double achieved_restitution(double alpha);
 
-// The damping coefficient d (s/m) of design.md §5 for pre-impact speed v = |v-|: uses e_cur = 0
-// below v_small, and is capped at d_max.
+// The elastic law's damping coefficient d (s/m) of design.md §5 for pre-impact speed v = |v-|:
+// uses e_cur = 0 below v_small, and is capped at d_max.
 double compute_damping_coefficient(const ContactLawParameters& law, double pre_impact_speed);
 
-// reg(v, vs) of Modia3D: v for v >= vs, else v^2/vs (1 - v/(3 vs)) + vs/3; C1 and positive.
-double regularize_speed(double speed, double small_speed);
+// The damping coefficient a contact keeps from its start (d_res): the elastic law's from v-, the
+// Hunt-Crossley dissipation, the linear law's kd.
+double compute_contact_damping(const ContactLawParameters& law, double pre_impact_speed);
 
-// Elastic potential energy stored by the undamped part of the normal law at penetration delta.
+// The normal force (before the clamp when clamp is off) at penetration delta and rate delta_dot.
+double compute_normal_force(const ContactLawParameters& law, double damping, double penetration,
+                            double penetration_rate);
+
+// Potential energy stored by the undamped part of the normal law at penetration delta.
 double compute_elastic_energy(const ContactLawParameters& law, double penetration);
 
 // The force and torque of one contact. `damping` is d_res, fixed at contact start.
 ContactForce compute_contact_force(const ContactLawParameters& law, double damping,
                                    const ContactKinematics& kinematics);
 
+std::string_view to_string(NormalLaw law);
 std::string_view to_string(DampingModel model);
-std::string_view to_string(FrictionModel model);
 
 }  // namespace hybridsim

@@ -18,6 +18,9 @@ struct Material {
   double density = 0.0;         // kg/m^3
   double youngs_modulus = 0.0;  // Pa
   double poisson_ratio = 0.0;   // -
+  // Hunt-Crossley parameters of shapes of this material (NaN when not given).
+  double hunt_crossley_stiffness = kNaN;    // N/m^n
+  double hunt_crossley_dissipation = kNaN;  // s/m
 };
 
 // Contact parameters of an unordered pair of material names (design.md §5).
@@ -27,6 +30,10 @@ struct ContactMaterial {
   double restitution = 1.0;
   NormalLaw normal_law = NormalLaw::elastic;
   DampingModel damping_model = DampingModel::exact;
+  double exponent = 1.0;  // Hunt-Crossley penetration exponent
+  double kp = 0.0;        // linear law, N/m
+  double kd = 0.0;        // linear law, N s/m
+  bool observer = false;  // contact events, no force
   double v_small = 0.01;  // m/s
   bool clamp = true;
   FrictionParameters friction;
@@ -53,6 +60,9 @@ struct Shape {
   bool collision = true;
   double contact_sphere_radius = 0.0;  // m; +inf for a flat half-space
   bool flat = false;                   // flat shapes (box, half-space) use the curved partner's r
+  double hunt_crossley_stiffness = kNaN;    // overrides the material's when given
+  double hunt_crossley_dissipation = kNaN;  // overrides the material's when given
+  Vec3 fdir1_B = Vec3::Zero();              // first friction direction, body frame; zero: none
 };
 
 struct Body {

@@ -22,6 +22,15 @@ double combine_contact_radii(const Shape& a, const Shape& b) {
   return ra * rb / (ra + rb);
 }
 
+// A shape's Hunt-Crossley stiffness (or dissipation): its own, else its contact material's.
+double hunt_crossley_value(const Model& model, int shape, bool stiffness) {
+  const Shape& s = model.shapes[shape];
+  const Material& m = model.materials[s.contact_material];
+  const double own = stiffness ? s.hunt_crossley_stiffness : s.hunt_crossley_dissipation;
+  return std::isnan(own) ? (stiffness ? m.hunt_crossley_stiffness : m.hunt_crossley_dissipation)
+                         : own;
+}
+
 EventRecord make_contact_record(const Model& model, double t, std::string_view crossing,
                                 const ContactPair& pair, EventRecord::Kind kind, double eps) {
   EventRecord record;
@@ -36,7 +45,10 @@ EventRecord make_contact_record(const Model& model, double t, std::string_view c
   record.point_W = pair.geometry.contact_point_W();
   if (kind == EventRecord::Kind::contact_start) {
     record.pre_impact_velocity = pair.pre_impact_normal_velocity;
-    record.c_res = pair.law.c_res;
+    // The stiffness the law uses: c_res (elastic), K (Hunt-Crossley), kp (linear).
+    record.c_res = pair.law.normal_law == NormalLaw::elastic         ? pair.law.c_res
+                   : pair.law.normal_law == NormalLaw::hunt_crossley ? pair.law.stiffness
+                                                                     : pair.law.kp;
     record.d_res = pair.damping;
   }
   return record;
@@ -60,6 +72,22 @@ ContactLawParameters resolve_contact_law(const Model& model, int shape_a, int sh
   law.r_geo = combine_contact_radii(a, b);
   law.c_geo = 4.0 / 3.0 * std::sqrt(law.r_geo);
   law.n_geo = 1.5;
+  law.stiffness = law.c_res * law.c_geo;
+  law.observer = cm.observer;
+  if (cm.normal_law == NormalLaw::hunt_crossley) {
+    // Drake's combination: springs in series, dissipation weighted by the other's stiffness.
+    const double k1 = hunt_crossley_value(model, shape_a, true);
+    const double k2 = hunt_crossley_value(model, shape_b, true);
+    const double d1 = hunt_crossley_value(model, shape_a, false);
+    const double d2 = hunt_crossley_value(model, shape_b, false);
+    law.stiffness = k1 * k2 / (k1 + k2);
+    law.dissipation = (k2 * d1 + k1 * d2) / (k1 + k2);
+    law.n_geo = cm.exponent;
+  } else if (cm.normal_law == NormalLaw::linear) {
+    law.kp = cm.kp;
+    law.kd = cm.kd;
+    law.n_geo = 1.0;
+  }
   law.restitution = cm.restitution;
   law.v_small = cm.v_small;
   law.max_damping = model.contact.max_damping;
@@ -140,7 +168,7 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
       const int body_b = model_.shapes[b].body;
       pair.pre_impact_normal_velocity =
           compute_penetration_rate(geometry, bodies[body_a], bodies[body_b]);
-      pair.damping = compute_damping_coefficient(pair.law, pair.pre_impact_normal_velocity);
+      pair.damping = compute_contact_damping(pair.law, pair.pre_impact_normal_velocity);
     }
     pair.geometry = geometry;
     contact_dict_.emplace(id, pair);

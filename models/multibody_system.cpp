@@ -96,6 +96,12 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
     contact.penetration_rate = -v_rel_W.dot(n);
     contact.v_slip_W = v_rel_W - v_rel_W.dot(n) * n;
     contact.w_rel_W = body_b.w_WB_W - body_a.w_WB_W;
+    // fdir1 of A if it has one, else of B (body frame to world).
+    if (!shape_a.fdir1_B.isZero()) {
+      contact.fdir1_W = body_a.X_WB.rotation * shape_a.fdir1_B;
+    } else if (!shape_b.fdir1_B.isZero()) {
+      contact.fdir1_W = body_b.X_WB.rotation * shape_b.fdir1_B;
+    }
     const ContactForce force = compute_contact_force(pair.law, pair.damping, contact);
 
     // B receives +F at C and +tau, A the opposite.
@@ -105,8 +111,19 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
     wrenches_[shape_a.body].tau_Com_W -= force.tau_B_W;
 
     if (results != nullptr) {
-      results[k] = {id,          contact.penetration, contact.penetration_rate, p_WC, n,
-                    force.f_B_W, force.tau_B_W};
+      ContactResult& r = results[k];
+      r.pair = id;
+      r.shape_a = pair.shape_a;
+      r.shape_b = pair.shape_b;
+      r.penetration = contact.penetration;
+      r.penetration_rate = contact.penetration_rate;
+      r.slip_velocity_W = contact.v_slip_W;
+      r.normal_force = force.normal_force;
+      r.friction_force_W = force.friction_W;
+      r.point_W = p_WC;
+      r.normal_W = n;
+      r.force_on_B_W = force.f_B_W;
+      r.torque_on_B_W = force.tau_B_W;
     }
     ++k;
   }

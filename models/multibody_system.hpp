@@ -20,15 +20,19 @@
 
 namespace hybridsim {
 
-// Per-pair results of the contact law at one instant (penetration, rates, force), world frame.
+// Per-pair results of the contact law at one instant (Modia3D's ContactResult), world frame.
 struct ContactResult {
   PairId pair = 0;
-  double penetration = 0.0;       // m
-  double penetration_rate = 0.0;  // m/s
-  Vec3 point_W = Vec3::Zero();
-  Vec3 normal_W = Vec3::Zero();
-  Vec3 force_on_B_W = Vec3::Zero();
-  Vec3 torque_on_B_W = Vec3::Zero();
+  int shape_a = -1, shape_b = -1;
+  double penetration = 0.0;              // delta, m
+  double penetration_rate = 0.0;         // delta_dot, m/s, positive approaching
+  Vec3 slip_velocity_W = Vec3::Zero();   // tangential v_B(C) - v_A(C), m/s
+  double normal_force = 0.0;             // N
+  Vec3 friction_force_W = Vec3::Zero();  // tangential force on B, N
+  Vec3 point_W = Vec3::Zero();           // contact point C
+  Vec3 normal_W = Vec3::Zero();          // from A to B
+  Vec3 force_on_B_W = Vec3::Zero();      // total force on B at C (A receives the opposite)
+  Vec3 torque_on_B_W = Vec3::Zero();     // pure torque on B (rolling and spin resistance)
 };
 
 class MultibodySystem final : public HybridSystem {

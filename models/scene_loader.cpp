@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <numbers>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <Eigen/Eigenvalues>
@@ -73,9 +75,14 @@ Quat read_orientation(MapReader& parent, const std::string& key) {
   return q;
 }
 
+// Solid materials of the scene; one named like a palette material replaces it.
 void read_materials(MapReader& root, Model& model) {
-  if (!root.has("materials")) root.fail("materials", "is required (at least one solid material)");
+  if (!root.has("materials")) {
+    root.get("materials");
+    return;
+  }
   MapReader materials(root.get("materials"), "materials", root.source());
+  if (!root.get("materials").IsMap()) root.fail("materials", "must be a map of names to materials");
   for (const auto& entry : root.get("materials")) {
     Material material;
     material.name = entry.first.as<std::string>();
@@ -87,8 +94,19 @@ void read_materials(MapReader& root, Model& model) {
     if (!(material.poisson_ratio > -1.0 && material.poisson_ratio < 0.5)) {
       reader.fail("poisson_ratio", "must lie in (-1, 0.5)");
     }
+    if (reader.has("hunt_crossley_stiffness")) {
+      material.hunt_crossley_stiffness = reader.positive("hunt_crossley_stiffness", 1.0);
+    }
+    if (reader.has("hunt_crossley_dissipation")) {
+      material.hunt_crossley_dissipation = reader.non_negative("hunt_crossley_dissipation", 0.0);
+    }
     reader.reject_unknown_keys();
-    model.materials.push_back(material);
+    const int existing = model.find_material(material.name);
+    if (existing >= 0) {
+      model.materials[existing] = material;
+    } else {
+      model.materials.push_back(material);
+    }
   }
 }
 
@@ -103,50 +121,70 @@ FrictionParameters read_friction(MapReader& parent) {
   const std::string model =
       reader.choice("model", "regularized_coulomb",
                     {"regularized_coulomb", "stribeck", "slip_compliance", "none"});
-  if (model == "stribeck" || model == "slip_compliance") {
-    throw NotSupportedError(fmt::format(
-        "{}: key '{}' = {}: not supported yet (this build has regularized_coulomb and none)",
-        parent.source().file, reader.path_of("model"), model));
+  for (FrictionModel candidate : {FrictionModel::none, FrictionModel::regularized_coulomb,
+                                  FrictionModel::stribeck, FrictionModel::slip_compliance}) {
+    if (to_string(candidate) == model) friction.model = candidate;
   }
-  friction.model = model == "none" ? FrictionModel::none : FrictionModel::regularized_coulomb;
   friction.mu_kinetic = reader.non_negative("mu_kinetic", 0.0);
+  friction.mu2 = reader.has("mu2") ? reader.non_negative("mu2", 0.0) : -1.0;
   friction.v_small = reader.positive("v_small", 0.01);
-  reader.non_negative("mu_static", 0.0);                             // stribeck only
-  reader.positive("stiction_tolerance", 1e-4);                       // stribeck only
-  if (reader.has("slip_compliance")) reader.get("slip_compliance");  // slip_compliance only
-  if (!reader.boolean("cone", true)) {
-    throw NotSupportedError(
-        fmt::format("{}: key '{}' = false: the friction pyramid is not "
-                    "supported yet (the cone is)",
-                    parent.source().file, reader.path_of("cone")));
+  friction.stiction_tolerance = reader.positive("stiction_tolerance", 1e-4);
+  friction.mu_static = reader.non_negative("mu_static", friction.mu_kinetic);
+  if (friction.model == FrictionModel::stribeck && friction.mu_static < friction.mu_kinetic) {
+    reader.fail("mu_static", fmt::format("must not be below mu_kinetic = {}", friction.mu_kinetic));
   }
+  if (friction.model == FrictionModel::slip_compliance) {
+    reader.require("slip_compliance");
+    const YAML::Node value = reader.get("slip_compliance");
+    const std::string path = reader.path_of("slip_compliance");
+    if (value.IsSequence() && value.size() == 2) {
+      for (int i = 0; i < 2; ++i) {
+        friction.slip_compliance[i] = read_yaml_number(parent.source(), value[i], path);
+      }
+    } else {
+      friction.slip_compliance.setConstant(read_yaml_number(parent.source(), value, path));
+    }
+    if (!(friction.slip_compliance.minCoeff() > 0.0)) {
+      reader.fail("slip_compliance", "must be positive (m/s/N), a number or [c1, c2]");
+    }
+  } else if (reader.has("slip_compliance")) {
+    reader.fail("slip_compliance", "belongs to model: slip_compliance");
+  }
+  friction.cone = reader.boolean("cone", true);
   reader.reject_unknown_keys();
   return friction;
 }
 
+// Contact pairs of the scene; a pair the palette has too replaces the palette's.
 void read_contact_materials(MapReader& root, Model& model) {
   const YAML::Node list = root.sequence("contact_materials");
+  const std::size_t first_scene_pair = model.contact_materials.size();
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string path = indexed("contact_materials", i);
-    MapReader reader(list[i], path, root.source());
+    MapReader pair_reader(list[i], indexed("contact_materials", i), root.source());
     ContactMaterial cm;
-    const YAML::Node pair = reader.get("pair");
-    if (!pair.IsSequence() || pair.size() != 2) {
-      reader.fail("pair", "must be a list of two material names");
+    const YAML::Node pair = pair_reader.get("pair");
+    if (!pair.IsSequence() || pair.size() != 2 || !pair[0].IsScalar() || !pair[1].IsScalar()) {
+      pair_reader.fail("pair", "must be a list of two material names");
     }
-    cm.material_a = pair[0].as<std::string>();
-    cm.material_b = pair[1].as<std::string>();
+    cm.material_a = pair[0].Scalar();
+    cm.material_b = pair[1].Scalar();
+    // Messages name the pair: contact_materials[i: A, B].key
+    MapReader reader(list[i],
+                     fmt::format("contact_materials[{}: {}, {}]", i, cm.material_a, cm.material_b),
+                     root.source());
+    reader.get("pair");
     for (const std::string& name : {cm.material_a, cm.material_b}) {
       if (model.find_material(name) < 0) {
         throw_yaml_error(root.source(), pair, reader.path_of("pair"),
                          fmt::format("unknown material '{}'", name));
       }
     }
-    for (std::size_t k = 0; k < model.contact_materials.size(); ++k) {
+    for (std::size_t k = first_scene_pair; k < model.contact_materials.size(); ++k) {
       const ContactMaterial& other = model.contact_materials[k];
       if ((other.material_a == cm.material_a && other.material_b == cm.material_b) ||
           (other.material_a == cm.material_b && other.material_b == cm.material_a)) {
-        reader.fail("pair", fmt::format("duplicate of contact_materials[{}]", k));
+        reader.fail("pair",
+                    fmt::format("duplicate of contact_materials[{}]", k - first_scene_pair));
       }
     }
     cm.restitution = reader.number("restitution", 1.0);
@@ -155,11 +193,22 @@ void read_contact_materials(MapReader& root, Model& model) {
     }
     const std::string law =
         reader.choice("normal_law", "elastic", {"elastic", "hunt_crossley", "linear"});
-    if (law != "elastic") {
-      throw NotSupportedError(
-          fmt::format("{}: key '{}' = {}: not supported yet (this build has the elastic law)",
-                      root.source().file, reader.path_of("normal_law"), law));
+    cm.normal_law = law == "elastic"         ? NormalLaw::elastic
+                    : law == "hunt_crossley" ? NormalLaw::hunt_crossley
+                                             : NormalLaw::linear;
+    cm.exponent = reader.positive("exponent", 1.0);
+    if (cm.normal_law == NormalLaw::linear) {
+      cm.kp = reader.required_positive("kp");
+      cm.kd = reader.non_negative("kd", 0.0);
+    } else {
+      for (const char* key : {"kp", "kd"}) {
+        if (reader.has(key)) reader.fail(key, "belongs to normal_law: linear");
+      }
     }
+    if (cm.normal_law != NormalLaw::hunt_crossley && reader.has("exponent")) {
+      reader.fail("exponent", "belongs to normal_law: hunt_crossley");
+    }
+    cm.observer = reader.boolean("observer", false);
     const std::string damping =
         reader.choice("damping_model", "exact",
                       {"exact", "flores", "hunt_crossley", "lankarani_nikravesh", "gonthier"});
@@ -177,7 +226,13 @@ void read_contact_materials(MapReader& root, Model& model) {
     cm.merged_rolling_torque = reader.boolean("merged_rolling_torque", false);
     cm.exact_alpha = exact_damping_alpha(cm.restitution);
     reader.reject_unknown_keys();
-    model.contact_materials.push_back(cm);
+    const int existing = model.find_contact_material(model.find_material(cm.material_a),
+                                                     model.find_material(cm.material_b));
+    if (existing >= 0 && static_cast<std::size_t>(existing) < first_scene_pair) {
+      model.contact_materials[existing] = cm;  // overrides the palette's pair
+    } else {
+      model.contact_materials.push_back(cm);
+    }
   }
 }
 
@@ -225,7 +280,18 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
   if (reader.has("contact_sphere_radius")) {
     shape.contact_sphere_radius = reader.positive("contact_sphere_radius", 1.0);
   }
-  for (const char* later : {"smoothing_radius", "fdir1", "group", "mask"}) {
+  if (reader.has("hunt_crossley_stiffness")) {
+    shape.hunt_crossley_stiffness = reader.positive("hunt_crossley_stiffness", 1.0);
+  }
+  if (reader.has("hunt_crossley_dissipation")) {
+    shape.hunt_crossley_dissipation = reader.non_negative("hunt_crossley_dissipation", 0.0);
+  }
+  if (reader.has("fdir1")) {
+    shape.fdir1_B = reader.vec3("fdir1", Vec3::Zero());
+    if (!(shape.fdir1_B.norm() > 0.0)) reader.fail("fdir1", "must not be zero");
+    shape.fdir1_B.normalize();
+  }
+  for (const char* later : {"smoothing_radius", "group", "mask"}) {
     if (reader.has(later)) reader.fail(later, "not supported yet");
   }
 }
@@ -422,8 +488,50 @@ void read_settings(MapReader& root, Model& model) {
   }
 }
 
-// Every pair that may collide needs a supported geometry and a contact material.
-void check_collision_pairs(const Model& model) {
+// The fallback for a missing pair [A, B]: combine the self pairs [A, A] and [B, B] when both
+// exist and agree on the laws (docs/scene-format.md): geometric means of restitution and of the
+// coefficients, compliances and linear-law springs in series, the larger regularisation speeds.
+std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int b) {
+  const int index_a = model.find_contact_material(a, a);
+  const int index_b = model.find_contact_material(b, b);
+  if (index_a < 0 || index_b < 0) return std::nullopt;
+  const ContactMaterial& A = model.contact_materials[index_a];
+  const ContactMaterial& B = model.contact_materials[index_b];
+  if (A.normal_law != B.normal_law || A.damping_model != B.damping_model ||
+      A.friction.model != B.friction.model || A.friction.cone != B.friction.cone ||
+      A.exponent != B.exponent) {
+    return std::nullopt;
+  }
+  const auto mean = [](double x, double y) { return std::sqrt(x * y); };
+  const auto series = [](double x, double y) { return x * y / (x + y); };
+  ContactMaterial cm = A;
+  cm.material_a = model.materials[a].name;
+  cm.material_b = model.materials[b].name;
+  cm.restitution = mean(A.restitution, B.restitution);
+  cm.exact_alpha = exact_damping_alpha(cm.restitution);
+  cm.v_small = std::max(A.v_small, B.v_small);
+  cm.clamp = A.clamp && B.clamp;
+  cm.observer = A.observer || B.observer;
+  cm.kp = series(A.kp, B.kp);
+  cm.kd = series(A.kd, B.kd);
+  cm.friction.mu_kinetic = mean(A.friction.mu_kinetic, B.friction.mu_kinetic);
+  cm.friction.mu_static = mean(A.friction.mu_static, B.friction.mu_static);
+  cm.friction.mu2 = A.friction.mu2 < 0.0 && B.friction.mu2 < 0.0
+                        ? -1.0
+                        : mean(A.friction.mu_second(), B.friction.mu_second());
+  cm.friction.v_small = std::max(A.friction.v_small, B.friction.v_small);
+  cm.friction.stiction_tolerance =
+      std::max(A.friction.stiction_tolerance, B.friction.stiction_tolerance);
+  cm.friction.slip_compliance = A.friction.slip_compliance + B.friction.slip_compliance;
+  cm.rolling_resistance = mean(A.rolling_resistance, B.rolling_resistance);
+  cm.torsional_friction = mean(A.torsional_friction, B.torsional_friction);
+  cm.w_small = std::max(A.w_small, B.w_small);
+  return cm;
+}
+
+// Every pair that may collide needs a supported geometry and a contact material (its own, or the
+// fallback combination, added to the model here), and the parameters its law asks for.
+void check_collision_pairs(Model& model) {
   for (std::size_t a = 0; a < model.shapes.size(); ++a) {
     for (std::size_t b = a + 1; b < model.shapes.size(); ++b) {
       const Shape& sa = model.shapes[a];
@@ -437,14 +545,56 @@ void check_collision_pairs(const Model& model) {
             "{}: shapes {}: this shape pair is not supported yet (set collision: false on one)",
             model.source, pair));
       }
-      if (model.find_contact_material(sa.contact_material, sb.contact_material) < 0) {
-        throw InputError(fmt::format(
-            "{}: key 'contact_materials': no entry for the pair [{}, {}] (needed by shapes {})",
-            model.source, model.materials[sa.contact_material].name,
-            model.materials[sb.contact_material].name, pair));
+      const std::string& name_a = model.materials[sa.contact_material].name;
+      const std::string& name_b = model.materials[sb.contact_material].name;
+      int index = model.find_contact_material(sa.contact_material, sb.contact_material);
+      if (index < 0) {
+        const auto combined = combine_self_pairs(model, sa.contact_material, sb.contact_material);
+        if (!combined) {
+          throw InputError(fmt::format(
+              "{}: key 'contact_materials': no entry for the pair [{}, {}] (needed by shapes "
+              "{}), and no self pairs [{}, {}] and [{}, {}] with the same laws to combine",
+              model.source, name_a, name_b, pair, name_a, name_a, name_b, name_b));
+        }
+        model.contact_materials.push_back(*combined);
+        index = static_cast<int>(model.contact_materials.size()) - 1;
+      }
+      if (model.contact_materials[index].normal_law != NormalLaw::hunt_crossley) continue;
+      for (const Shape* shape : {&sa, &sb}) {
+        const Material& m = model.materials[shape->contact_material];
+        for (const auto& [own, fallback, key] :
+             {std::tuple{shape->hunt_crossley_stiffness, m.hunt_crossley_stiffness,
+                         "hunt_crossley_stiffness"},
+              std::tuple{shape->hunt_crossley_dissipation, m.hunt_crossley_dissipation,
+                         "hunt_crossley_dissipation"}}) {
+          if (std::isnan(own) && std::isnan(fallback)) {
+            throw InputError(fmt::format(
+                "{}: contact pair [{}, {}] uses normal_law hunt_crossley: give {} on material "
+                "'{}' or on shape {}",
+                model.source, name_a, name_b, key, m.name,
+                model.shape_label(static_cast<int>(shape == &sa ? a : b))));
+          }
+        }
       }
     }
   }
+}
+
+// The default material palette (models/materials.yaml), loaded before every scene.
+void read_palette(Model& model) {
+  const std::string path = HYBRIDSIM_MATERIALS_FILE;
+  YamlSource source{path, {}};
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& error) {
+    throw InputError(fmt::format("{}: cannot read the material palette: {}", path, error.what()));
+  }
+  MapReader reader(root, "", source);
+  reader.string("description", "");
+  read_materials(reader, model);
+  read_contact_materials(reader, model);
+  reader.reject_unknown_keys();
 }
 
 Model build_model(const YAML::Node& root_node, YamlSource& source) {
@@ -455,6 +605,7 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
   model.description = root.string("description", "");
   model.gravity_W = root.vec3("gravity", model.gravity_W);
   read_settings(root, model);
+  read_palette(model);
   read_materials(root, model);
   read_contact_materials(root, model);
   read_bodies(root, model);

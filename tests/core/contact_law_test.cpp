@@ -13,6 +13,7 @@ ContactLawParameters steel_law() {
   law.c_res = 1.1e11;
   law.r_geo = 0.1;
   law.c_geo = 4.0 / 3.0 * std::sqrt(0.1);
+  law.stiffness = law.c_res * law.c_geo;
   law.restitution = 0.7;
   law.exact_alpha = exact_damping_alpha(0.7);
   law.v_small = 0.01;

@@ -119,15 +119,15 @@ TEST_CASE("cli: bad input exits with status 2 and a message naming file, key and
   const fs::path dir = temporary_directory();
   const std::string scene = (dir / "scene.yaml").string();
   const std::string good = R"(materials:
-  Steel: {density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}
+  Granite: {density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}
 contact_materials:
-  - {pair: [Steel, Steel], restitution: 0.5}
+  - {pair: [Granite, Granite], restitution: 0.5}
 bodies:
-  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}
+  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Granite}]}
   - name: ball
     mass: 1.0
     position: [0, 0, 1]
-    shapes: [{type: sphere, radius: 0.1, material: Steel}]
+    shapes: [{type: sphere, radius: 0.1, material: Granite}]
 )";
   struct Case {
     std::string from, to, expected;
@@ -138,12 +138,12 @@ bodies:
       {"radius: 0.1", "radius: 0", ":10: key 'bodies[1].shapes[0].radius' = 0: must be positive"},
       {"position: [0, 0, 1]", "position: [0, .nan, 1]",
        ":9: key 'bodies[1].position' = .nan: must be a finite number"},
-      {"radius: 0.1, material: Steel}]", "radius: 0.1, material: Wood}]",
+      {"radius: 0.1, material: Granite}]", "radius: 0.1, material: Wood}]",
        ":10: key 'bodies[1].shapes[0].material' = Wood: unknown material"},
-      {"  - {pair: [Steel, Steel], restitution: 0.5}\n", "",
-       "no entry for the pair [Steel, Steel]"},
+      {"  - {pair: [Granite, Granite], restitution: 0.5}\n", "",
+       "no entry for the pair [Granite, Granite]"},
       {"restitution: 0.5", "restitution: 0.5, normal_law: plastic",
-       ":4: key 'contact_materials[0].normal_law' = plastic: must be one of"},
+       ":4: key 'contact_materials[0: Granite, Granite].normal_law' = plastic: must be one of"},
   };
   for (const Case& c : cases) {
     std::string text = good;

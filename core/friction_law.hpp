@@ -1,0 +1,45 @@
+// Friction laws (design.md §5): the tangential force of one contact from its normal force and
+// slip velocity. Cone (|f_t| <= mu f_n against the slip) or pyramid (each of two tangent
+// directions t1, t2 on its own; t1 from the shape's fdir1 projected onto the tangent plane).
+#pragma once
+
+#include <string_view>
+
+#include "core/math.hpp"
+
+namespace hybridsim {
+
+enum class FrictionModel { none, regularized_coulomb, stribeck, slip_compliance };
+
+struct FrictionParameters {
+  FrictionModel model = FrictionModel::regularized_coulomb;
+  double mu_kinetic = 0.0;  // kinetic coefficient (mu_d of stribeck); direction t1 of the pyramid
+  double mu_static = 0.0;   // stribeck mu_s
+  double mu2 = -1.0;      // pyramid direction t2 (regularized_coulomb, slip_compliance); < 0: same
+  double v_small = 0.01;  // m/s, regularized Coulomb
+  double stiction_tolerance = 1e-4;                           // m/s, stribeck v_s
+  Eigen::Vector2d slip_compliance = Eigen::Vector2d::Zero();  // m/s/N along t1, t2
+  bool cone = true;
+
+  double mu_second() const { return mu2 >= 0.0 ? mu2 : mu_kinetic; }
+};
+
+// Drake's Stribeck coefficient: with s = |v| / v_s and S(x) = x^3 (10 - 15 x + 6 x^2),
+// mu_s S(s) on [0, 1), mu_s - (mu_s - mu_d) S((s - 1) / 2) on [1, 3), mu_d beyond. C1.
+double stribeck_coefficient(double mu_static, double mu_dynamic, double slip_speed,
+                            double stiction_tolerance);
+
+// Tangent directions: t1 = fdir1_W projected onto the plane normal to n (world x, else world y,
+// projected, when fdir1 is zero or parallel to n), t2 = n x t1.
+void compute_friction_directions(const Vec3& n_W, const Vec3& fdir1_W, Vec3& t1_W, Vec3& t2_W);
+
+// Friction force on B (world frame) for normal force f_n >= 0 and slip v_slip_W (tangential).
+Vec3 compute_friction_force(const FrictionParameters& friction, double normal_force,
+                            const Vec3& v_slip_W, const Vec3& n_W, const Vec3& fdir1_W);
+
+// reg(v, vs) of Modia3D: v for v >= vs, else v^2/vs (1 - v/(3 vs)) + vs/3; C1 and positive.
+double regularize_speed(double speed, double small_speed);
+
+std::string_view to_string(FrictionModel model);
+
+}  // namespace hybridsim
