@@ -47,6 +47,12 @@ class ContactHandler {
                                             std::span<const Pose> X_WS,
                                             std::span<const BodyKinematics> bodies);
 
+  // Forgets both dictionaries (a new run starts).
+  void reset() {
+    contact_dict_.clear();
+    last_contact_dict_.clear();
+  }
+
   const ContactDict& contacts() const { return contact_dict_; }
   const ContactDict& last_contacts() const { return last_contact_dict_; }
   const Broadphase& broadphase() const { return broadphase_; }

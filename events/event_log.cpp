@@ -11,8 +11,12 @@ std::string format_vector(const Vec3& v) {
 
 void append_contact_lines(std::string& out, const EventRecord& record) {
   const bool start = record.kind == EventRecord::Kind::contact_start;
-  out += fmt::format("    distance({},{}) = {:.10g} became {}\n", record.pair_a, record.pair_b,
-                     record.crossing_distance, start ? "<= 0" : "> 0");
+  // Crossings say which way the distance went; at initialisation and time events nothing
+  // crossed, the contact set was only rebuilt.
+  const char* what = !record.crossing.empty() ? (start ? "became <= 0" : "became > 0")
+                                              : (start ? "(in contact)" : "(contact released)");
+  out += fmt::format("    distance({},{}) = {:.10g} {}\n", record.pair_a, record.pair_b,
+                     record.crossing_distance, what);
   if (start) {
     out += fmt::format(
         "    contact normal = {}, contact position = {}, c_res = {:.10g}, d_res = {:.10g}, "

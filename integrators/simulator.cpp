@@ -67,7 +67,10 @@ bool Simulator::zeno_guard_tripped(double t) {
 }
 
 void Simulator::restart(double t, SimulationResult& result) {
-  result.stats += integrator_.segment_statistics();
+  // A segment without a step has nothing to add; CVODE keeps the linear-solver counters of the
+  // segment before until its first step, which must not be counted twice.
+  const IntegratorStats segment = integrator_.segment_statistics();
+  if (segment.steps > 0) result.stats += segment;
   ++result.restarts;
   integrator_.reinitialize(t, x_);
   integrator_.set_max_step(std::min(options_.integrator.max_step, system_.max_step_hint(t, x_)));
@@ -83,7 +86,9 @@ SimulationResult Simulator::run(SimulationObserver* observer) {
   system_.initial_state(x_);
   double t = options_.start_time;
   next_output_index_ = 1;
+  recent_event_times_.clear();
   int stalled_steps = 0;
+  bool integrator_started = false;
 
   try {
     // Initial discrete state and the first output.
@@ -93,6 +98,7 @@ SimulationResult Simulator::run(SimulationObserver* observer) {
     settings.max_step = std::min(settings.max_step, system_.max_step_hint(t, x_));
     if (!(settings.min_step > 0.0)) settings.min_step = 1e-14 * std::max(1.0, std::abs(stop));
     integrator_.initialize(system_, t, x_, settings);
+    integrator_started = true;
     if (observer != nullptr) observer->on_output(t, x_);
     last_output_time_ = t;
 
@@ -156,12 +162,20 @@ SimulationResult Simulator::run(SimulationObserver* observer) {
         restart(t, result);
       }
     }
+    const IntegratorStats segment = integrator_.segment_statistics();
+    if (segment.steps > 0) result.stats += segment;
   } catch (const std::exception& error) {
     result.status = SimulationStatus::error;
     result.message = error.what();
+    // The counters of the failed segment, if the integrator can still give them.
+    if (integrator_started) {
+      try {
+        result.stats += integrator_.segment_statistics();
+      } catch (const std::exception&) {
+      }
+    }
   }
 
-  result.stats += integrator_.segment_statistics();
   result.t_end = t;
   result.rhs_calls = system_.rhs_evaluation_count() - rhs_calls_before;
   // The final communication point: the stop time, or where the run stopped.

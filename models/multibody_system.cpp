@@ -159,6 +159,7 @@ EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossi
 }
 
 EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
+  contacts_.reset();  // a new run: no stored contact data carries over
   return rebuild_contacts(t0, "", x);
 }
 
@@ -240,6 +241,7 @@ double MultibodySystem::compute_energy(ConstVectorRef x) {
   }
   const double eps = contacts_.contact_eps();
   for (const auto& [id, pair] : contacts_.contacts()) {
+    if (pair.law.observer) continue;  // no force, no stored energy
     const SignedDistance geometry =
         compute_signed_distance(model_.shapes[pair.shape_a], X_WS_[pair.shape_a],
                                 model_.shapes[pair.shape_b], X_WS_[pair.shape_b]);

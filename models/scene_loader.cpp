@@ -18,6 +18,9 @@
 #include "models/yaml_reader.hpp"
 
 namespace hybridsim {
+
+extern const char* const kMaterialPaletteYaml;  // generated from models/materials.yaml
+
 namespace {
 
 std::string indexed(const std::string& path, std::size_t index) {
@@ -85,7 +88,10 @@ void read_materials(MapReader& root, Model& model) {
   if (!root.get("materials").IsMap()) root.fail("materials", "must be a map of names to materials");
   for (const auto& entry : root.get("materials")) {
     Material material;
-    material.name = entry.first.as<std::string>();
+    if (!entry.first.IsScalar()) {
+      throw_yaml_error(root.source(), entry.first, "materials", "a material name must be a string");
+    }
+    material.name = entry.first.Scalar();
     MapReader reader(entry.second, materials.path_of(material.name), root.source());
     materials.get(material.name);
     material.density = reader.required_positive("density");
@@ -313,7 +319,10 @@ void read_body_mass_properties(MapReader& reader, Body& body, const Model& model
     if (!(eigen.eigenvalues().minCoeff() > 0.0))
       reader.fail("inertia", "must be positive definite");
   } else if (from_shapes.mass > 0.0) {
-    body.inertia_com_B = from_shapes.inertia_com_B * (body.mass / from_shapes.mass);
+    // Scaled to the body's mass, then moved (parallel axes) to a centre of mass given apart.
+    const Vec3 d = body.p_BCom_B - from_shapes.p_BCom_B;
+    body.inertia_com_B = from_shapes.inertia_com_B * (body.mass / from_shapes.mass) +
+                         body.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
   } else {
     reader.fail("inertia", "is required for a body whose shapes have no volume");
   }
@@ -503,7 +512,7 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
     return std::nullopt;
   }
   const auto mean = [](double x, double y) { return std::sqrt(x * y); };
-  const auto series = [](double x, double y) { return x * y / (x + y); };
+  const auto series = [](double x, double y) { return x + y > 0.0 ? x * y / (x + y) : 0.0; };
   ContactMaterial cm = A;
   cm.material_a = model.materials[a].name;
   cm.material_b = model.materials[b].name;
@@ -580,15 +589,14 @@ void check_collision_pairs(Model& model) {
   }
 }
 
-// The default material palette (models/materials.yaml), loaded before every scene.
+// The default material palette (models/materials.yaml, built in), loaded before every scene.
 void read_palette(Model& model) {
-  const std::string path = HYBRIDSIM_MATERIALS_FILE;
-  YamlSource source{path, {}};
+  YamlSource source{"models/materials.yaml (built-in palette)", {}};
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(kMaterialPaletteYaml);
   } catch (const YAML::Exception& error) {
-    throw InputError(fmt::format("{}: cannot read the material palette: {}", path, error.what()));
+    throw InputError(fmt::format("{}: {}", source.file, error.what()));
   }
   MapReader reader(root, "", source);
   reader.string("description", "");
@@ -616,6 +624,7 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
   root.reject_unknown_keys();
   check_collision_pairs(model);
   assign_state_layout(model);
+  if (model.state_size == 0) root.fail("bodies", "needs at least one body that is not fixed");
   return model;
 }
 

@@ -1,6 +1,7 @@
 #include "models/yaml_reader.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -127,7 +128,8 @@ void MapReader::require(const std::string& key) {
   if (has(key)) return;
   // A present key spelt within two edits of the required one is most likely a typo of it.
   for (const auto& entry : node_) {
-    const std::string present = entry.first.as<std::string>();
+    if (!entry.first.IsScalar()) continue;
+    const std::string present = entry.first.Scalar();
     if (present != key && edit_distance(present, key) <= 2) {
       throw InputError(fmt::format("{}: key '{}' is required; unknown key '{}' here: a typo?",
                                    describe_location(source_, entry.first), path_of(key),
@@ -224,7 +226,11 @@ void MapReader::fail(const std::string& key, const std::string& message) {
 
 void MapReader::reject_unknown_keys() const {
   for (const auto& entry : node_) {
-    const std::string key = entry.first.as<std::string>();
+    if (!entry.first.IsScalar()) {
+      throw InputError(fmt::format("{}: a key under '{}' is not a plain name",
+                                   describe_location(source_, entry.first), path_));
+    }
+    const std::string key = entry.first.Scalar();
     if (used_.contains(key)) continue;
     std::vector<std::string> known(used_.begin(), used_.end());
     throw InputError(fmt::format("{}: unknown key '{}' (known here: {})",
@@ -263,17 +269,22 @@ void apply_yaml_override(YAML::Node root, const std::string& assignment, YamlSou
     if (current.IsSequence()) {
       YAML::Node element;
       bool found = false;
-      if (segment.find_first_not_of("0123456789") == std::string::npos) {
-        const std::size_t index = std::stoul(segment);
+      std::size_t index = 0;
+      const auto [end, error] =
+          std::from_chars(segment.data(), segment.data() + segment.size(), index);
+      if (error == std::errc() && end == segment.data() + segment.size()) {
         if (index < current.size()) {
           element = current[index];
           found = true;
         }
       } else {
+        // By name: only map elements have one (indexing others would change them).
         for (std::size_t k = 0; k < current.size() && !found; ++k) {
-          const YAML::Node name = current[k]["name"];
+          const YAML::Node candidate = current[k];
+          if (!candidate.IsMap()) continue;
+          const YAML::Node name = static_cast<const YAML::Node&>(candidate)["name"];
           if (name.IsDefined() && name.IsScalar() && name.Scalar() == segment) {
-            element = current[k];
+            element = candidate;
             found = true;
           }
         }

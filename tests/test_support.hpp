@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "approx.hpp"
 #include "core/hybrid_system.hpp"
 #include "integrators/integrator.hpp"
 #include "integrators/simulator.hpp"

@@ -2,6 +2,8 @@
 // p_B - p_A = d n, swap symmetry, and continuity through zero (the root finder's need).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 
 #include "collision/signed_distance.hpp"
@@ -31,7 +33,7 @@ Pose at(const Vec3& p, const Quat& q = Quat::Identity()) {
 }
 
 void check_witnesses(const SignedDistance& d, double tolerance) {
-  CHECK(d.n_AB_W.norm() == doctest::Approx(1.0).epsilon(1e-14));
+  CHECK(d.n_AB_W.norm() == testing::relative(1.0, 1e-14));
   CHECK((d.p_B_W - d.p_A_W - d.distance * d.n_AB_W).norm() < tolerance);
 }
 
@@ -39,13 +41,13 @@ TEST_CASE("signed distance sphere-sphere: |c2 - c1| - r1 - r2 along the line of 
   const Vec3 c2(0.3, 0.4, 0.0);  // |c2| = 0.5
   const SignedDistance d =
       compute_signed_distance(sphere(0.1), at(Vec3::Zero()), sphere(0.2), at(c2));
-  CHECK(d.distance == doctest::Approx(0.2).epsilon(1e-15));
+  CHECK(d.distance == testing::relative(0.2, 1e-15));
   CHECK((d.n_AB_W - Vec3(0.6, 0.8, 0.0)).norm() < 1e-15);
   check_witnesses(d, 1e-15);
   // Coincident centres: finite, normal defined.
   const SignedDistance same =
       compute_signed_distance(sphere(0.1), at(Vec3::Zero()), sphere(0.1), at(Vec3::Zero()));
-  CHECK(same.distance == doctest::Approx(-0.2));
+  CHECK(same.distance == testing::relative(-0.2, 1e-12));
   CHECK(same.n_AB_W.allFinite());
 }
 
@@ -57,7 +59,7 @@ TEST_CASE("signed distance sphere-half-space: height of the centre minus the rad
   const Vec3 n_W = tilt * Vec3::UnitZ();
   const Vec3 centre = Vec3(0, 0, 0.1) + 0.4 * n_W + Vec3(0.2, 0.0, 0.0);  // x is in the plane
   const SignedDistance d = compute_signed_distance(plane, X_WP, sphere(0.1), at(centre));
-  CHECK(d.distance == doctest::Approx(0.4 - 0.05 - 0.1).epsilon(1e-14));
+  CHECK(d.distance == testing::relative(0.4 - 0.05 - 0.1, 1e-14));
   check_witnesses(d, 1e-15);
   // Swapping the arguments flips the normal and the witnesses.
   const SignedDistance swapped = compute_signed_distance(sphere(0.1), at(centre), plane, X_WP);
@@ -74,13 +76,13 @@ TEST_CASE("signed distance box-half-space: the deepest vertex; contact point mov
   const double half_height = 0.5 * (0.2 * std::sin(angle) + 0.1 * std::cos(angle));
   const SignedDistance d =
       compute_signed_distance(halfspace(), at(Vec3::Zero()), b, at(Vec3(0, 0, 0.3), q));
-  CHECK(d.distance == doctest::Approx(0.3 - half_height).epsilon(1e-14));
+  CHECK(d.distance == testing::relative(0.3 - half_height, 1e-14));
   // Before contact the witness is the middle of the lowest edge: x = 0.
   CHECK(std::abs(d.p_B_W.x()) < 1e-14);
   // Flat and penetrating by 1e-6: the contact point is the bottom face centre.
   const SignedDistance flat =
       compute_signed_distance(halfspace(), at(Vec3::Zero()), b, at(Vec3(0.1, 0.2, 0.05 - 1e-6)));
-  CHECK(flat.distance == doctest::Approx(-1e-6).epsilon(1e-9));
+  CHECK(flat.distance == testing::relative(-1e-6, 1e-9));
   CHECK((flat.contact_point_W().head<2>() - Vec3(0.1, 0.2, 0).head<2>()).norm() < 1e-12);
 }
 
@@ -89,16 +91,16 @@ TEST_CASE("signed distance sphere-box: outside, edge region and inside") {
   // Face region: above the top face.
   SignedDistance d =
       compute_signed_distance(b, at(Vec3::Zero()), sphere(0.1), at(Vec3(0.1, 0, 0.2)));
-  CHECK(d.distance == doctest::Approx(0.2 - 0.05 - 0.1).epsilon(1e-14));
+  CHECK(d.distance == testing::relative(0.2 - 0.05 - 0.1, 1e-14));
   check_witnesses(d, 1e-15);
   // Edge region: beyond the +x, +z edge by (0.03, 0.04): distance 0.05 - r.
   d = compute_signed_distance(b, at(Vec3::Zero()), sphere(0.01), at(Vec3(0.23, 0.0, 0.09)));
-  CHECK(d.distance == doctest::Approx(0.05 - 0.01).epsilon(1e-13));
+  CHECK(d.distance == testing::relative(0.05 - 0.01, 1e-13));
   CHECK((d.n_AB_W - Vec3(0.6, 0.0, 0.8)).norm() < 1e-13);
   check_witnesses(d, 1e-15);
   // Centre inside, nearest the top face (depth 0.01): distance -(0.01 + r).
   d = compute_signed_distance(b, at(Vec3::Zero()), sphere(0.1), at(Vec3(0, 0, 0.04)));
-  CHECK(d.distance == doctest::Approx(-0.11).epsilon(1e-14));
+  CHECK(d.distance == testing::relative(-0.11, 1e-14));
   CHECK((d.n_AB_W - Vec3::UnitZ()).norm() < 1e-15);
   check_witnesses(d, 1e-15);
 }

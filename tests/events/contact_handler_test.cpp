@@ -3,6 +3,9 @@
 // carried across later events.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
+#include <cmath>
 #include <limits>
 
 #include "events/contact_handler.hpp"
@@ -75,9 +78,10 @@ TEST_CASE("contact set: a pair is in contact below -2 eps, and z1/z2 keep their 
   CHECK(records[0].pair_b == "left/0");
   CHECK(handler.contacts().size() == 1);
   handler.compute_crossings(c.X_WS, z1, z2);
-  CHECK(z1 == doctest::Approx(-1.5 * eps).epsilon(1e-3));  // <= -eps
+  // Positions near 0.1 m carry rounding of 1.4e-17 m: 1e-3 of 1.5 eps resolves the eps offsets.
+  CHECK(z1 == testing::relative(-1.5 * eps, 1e-3));  // <= -eps
   CHECK(z1 <= -eps);
-  CHECK(z2 == doctest::Approx(1.5 * eps).epsilon(1e-3));  // >= eps
+  CHECK(z2 == testing::relative(1.5 * eps, 1e-3));  // >= eps
   CHECK(z2 >= eps);
 
   // The right sphere sinks to -3 eps: z2 crosses zero (falling); the left rises to -eps: z1
@@ -97,13 +101,13 @@ TEST_CASE("contact set: dummy z values for empty sets") {
   handler.compute_crossings(apart.X_WS, z1, z2);
   CHECK(z1 == kEmptyContactSetZ1);
   // The candidate set is not empty: z2 is the smallest distance plus 3 eps.
-  CHECK(z2 == doctest::Approx(0.5 + 3 * eps));
+  CHECK(std::abs(z2 - (0.5 + 3 * eps)) < 1e-15);  // resolves the 3 eps
   // Both on the ground: the only candidate left is the sphere pair, 0.8 apart (AABB distance).
   Configuration both = configure(model, -1e-6, -1e-6, 0, 0);
   handler.rebuild_contacts(0.0, "", both.X_WS, both.bodies);
   handler.compute_crossings(both.X_WS, z1, z2);
-  CHECK(z2 == doctest::Approx(0.8 + 3 * eps));
-  CHECK(z1 == doctest::Approx(-1e-6 + eps));
+  CHECK(std::abs(z2 - (0.8 + 3 * eps)) < 1e-15);
+  CHECK(std::abs(z1 - (-1e-6 + eps)) < 1e-16);
 
   // One sphere resting on the ground: no candidate pair is out of contact, z2 is the dummy.
   const Model single = load_scene_text(R"(
@@ -131,17 +135,17 @@ TEST_CASE("contact set: v- is stored at contact start and carried across later e
   handler.rebuild_contacts(0.0, "z2", c.X_WS, c.bodies);
   const PairId left = make_pair_id(0, 1);
   REQUIRE(handler.contacts().contains(left));
-  CHECK(handler.contacts().at(left).pre_impact_normal_velocity == doctest::Approx(2.0));
+  CHECK(handler.contacts().at(left).pre_impact_normal_velocity == testing::relative(2.0, 1e-12));
   const double damping = handler.contacts().at(left).damping;
-  CHECK(damping == doctest::Approx(exact_damping_alpha(0.5) / 2.0));
+  CHECK(damping == testing::relative(exact_damping_alpha(0.5) / 2.0, 1e-12));
 
   // Later event for the right sphere while the left is rebounding at 1 m/s: the left keeps v-.
   c = configure(model, -1e-9, -1e-9, 1.0, -3.0);
   const auto records = handler.rebuild_contacts(0.1, "z2", c.X_WS, c.bodies);
   REQUIRE(records.size() == 1);
   CHECK(records[0].pair_b == "right/0");
-  CHECK(records[0].pre_impact_velocity == doctest::Approx(3.0));
-  CHECK(handler.contacts().at(left).pre_impact_normal_velocity == doctest::Approx(2.0));
+  CHECK(records[0].pre_impact_velocity == testing::relative(3.0, 1e-12));
+  CHECK(handler.contacts().at(left).pre_impact_normal_velocity == testing::relative(2.0, 1e-12));
   CHECK(handler.contacts().at(left).damping == damping);
   CHECK(handler.last_contacts().size() == 2);
 
@@ -152,7 +156,7 @@ TEST_CASE("contact set: v- is stored at contact start and carried across later e
   CHECK(ends[0].kind == EventRecord::Kind::contact_end);
   c = configure(model, -1e-9, -1e-9, -0.5, 0.0);
   handler.rebuild_contacts(0.3, "z2", c.X_WS, c.bodies);
-  CHECK(handler.contacts().at(left).pre_impact_normal_velocity == doctest::Approx(0.5));
+  CHECK(handler.contacts().at(left).pre_impact_normal_velocity == testing::relative(0.5, 1e-12));
 }
 
 }  // namespace

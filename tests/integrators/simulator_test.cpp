@@ -123,7 +123,7 @@ bodies:
   CHECK(run->result.contact_starts == 1);
   const int offset = run->model.bodies[1].state_offset;
   // Bounced back at e v = 40 m/s (to the tolerance of the law, rtol 1e-6).
-  CHECK(run->final_state[offset + 9] == doctest::Approx(40.0).epsilon(1e-4));
+  CHECK(run->final_state[offset + 9] == testing::relative(40.0, 1e-4));
 }
 
 }  // namespace

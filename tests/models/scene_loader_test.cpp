@@ -2,6 +2,8 @@
 // the file, the key and the value.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <numbers>
 
@@ -37,8 +39,8 @@ TEST_CASE("scene loader: mass properties from shapes and densities") {
   const Model model = load_scene_text(kBase, "scene.yaml");
   const Body& ball = model.bodies[1];
   const double mass = 8000.0 * 4.0 / 3.0 * std::numbers::pi * 1e-3;
-  CHECK(ball.mass == doctest::Approx(mass));
-  CHECK(ball.inertia_com_B(0, 0) == doctest::Approx(0.4 * mass * 0.01));
+  CHECK(ball.mass == testing::relative(mass, 1e-12));
+  CHECK(ball.inertia_com_B(0, 0) == testing::relative(0.4 * mass * 0.01, 1e-12));
   CHECK((ball.q_WB.toRotationMatrix() * Vec3::UnitX() - Vec3::UnitY()).norm() < 1e-15);
   CHECK(model.state_size == 13);
   CHECK(model.simulation.integrator == "cvode-bdf");
@@ -55,9 +57,9 @@ bodies:
                                      "pair.yaml");
   const Body& dumbbell = pair.bodies[0];
   const double m = 500.0 * 0.008;
-  CHECK(dumbbell.mass == doctest::Approx(2 * m));
+  CHECK(dumbbell.mass == testing::relative(2 * m, 1e-12));
   CHECK(dumbbell.p_BCom_B.norm() < 1e-15);
-  CHECK(dumbbell.inertia_com_B(1, 1) == doctest::Approx(2 * (m * 0.08 / 12.0 + m * 0.25)));
+  CHECK(dumbbell.inertia_com_B(1, 1) == testing::relative(2 * (m * 0.08 / 12.0 + m * 0.25), 1e-12));
 }
 
 TEST_CASE("scene loader: --set overrides by key, by list index and by element name") {
@@ -136,6 +138,84 @@ TEST_CASE("scene loader: syntax errors and missing files") {
   } catch (const InputError& error) {
     CHECK(std::string(error.what()).find("/nonexistent/scene.yaml") != std::string::npos);
   }
+}
+
+TEST_CASE("scene loader: inputs that must not crash are errors naming what is wrong") {
+  // Only fixed bodies: nothing to integrate.
+  CHECK(error_of(R"(
+materials: {Steel: {density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}
+bodies: [{name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}]
+)")
+            .find("needs at least one body that is not fixed") != std::string::npos);
+  // Non-scalar keys and list-shaped materials.
+  CHECK(error_of("materials: {? [a, b]: {density: 1}}\nbodies: []").find("scene.yaml") !=
+        std::string::npos);
+  CHECK(error_of("materials: [Steel]\nbodies: []").find("must be a map") != std::string::npos);
+  // --set into a list of scalars by name, and a huge index.
+  CHECK(error_of(kBase, {"bodies.ball.position.x=1"}).find("no list element 'x'") !=
+        std::string::npos);
+  CHECK(error_of(kBase, {"bodies.99999999999999999999999.mass=1"}).find("no list element") !=
+        std::string::npos);
+}
+
+TEST_CASE("scene loader: a missing pair is combined from the two self pairs") {
+  // [Steel, Rubber] from the palette's [Steel, Steel] (e 0.7, mu 0.5) and [Rubber, Rubber]
+  // (e 0.8, mu 1.0): geometric means.
+  const Model model = load_scene_text(R"(
+bodies:
+  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}
+  - {name: ball, position: [0, 0, 1], shapes: [{type: sphere, radius: 0.1, material: Rubber}]}
+)",
+                                      "mixed.yaml");
+  const int index =
+      model.find_contact_material(model.find_material("Steel"), model.find_material("Rubber"));
+  REQUIRE(index >= 0);
+  const ContactMaterial& cm = model.contact_materials[index];
+  CHECK(cm.restitution == testing::relative(std::sqrt(0.7 * 0.8), 1e-15));
+  CHECK(cm.friction.mu_kinetic == testing::relative(std::sqrt(0.5 * 1.0), 1e-15));
+  // Two linear-law self pairs without damping combine to kd = 0, not 0/0.
+  const Model linear = load_scene_text(R"(
+materials:
+  A: {density: 1000, youngs_modulus: 1.0e9, poisson_ratio: 0.3}
+  B: {density: 1000, youngs_modulus: 1.0e9, poisson_ratio: 0.3}
+contact_materials:
+  - {pair: [A, A], normal_law: linear, kp: 1.0e6}
+  - {pair: [B, B], normal_law: linear, kp: 3.0e6}
+bodies:
+  - {name: ground, fixed: true, shapes: [{type: halfspace, material: A}]}
+  - {name: ball, position: [0, 0, 1], shapes: [{type: sphere, radius: 0.1, material: B}]}
+)",
+                                       "linear.yaml");
+  const ContactMaterial& mixed = linear.contact_materials.back();
+  CHECK(mixed.kp == testing::relative(0.75e6, 1e-15));
+  CHECK(mixed.kd == 0.0);
+}
+
+TEST_CASE("scene loader: an unknown law or a negative coefficient names the pair") {
+  std::string text = kBase;
+  text.replace(text.find("restitution: 0.5}"), 17,
+               "restitution: 0.5, friction: {model: regularized_coulomb, mu_kinetic: -0.1}}");
+  CHECK(error_of(text).find(
+            "key 'contact_materials[0: Steel, Steel].friction.mu_kinetic' = -0.1: must not be "
+            "negative") != std::string::npos);
+  text = kBase;
+  text.replace(text.find("restitution: 0.5}"), 17, "restitution: 0.5, damping_model: magic}");
+  CHECK(error_of(text).find("key 'contact_materials[0: Steel, Steel].damping_model' = magic") !=
+        std::string::npos);
+}
+
+TEST_CASE("scene loader: the inertia from shapes moves to a centre of mass given apart") {
+  const Model model = load_scene_text(std::string(kBase) + R"(
+  - name: offset
+    position: [1, 0, 1]
+    center_of_mass: [0, 0, 0.1]
+    shapes: [{type: sphere, radius: 0.1, material: Steel}]
+)",
+                                      "offset.yaml");
+  const Body& body = model.bodies[2];
+  // About the given point 0.1 m from the sphere's centre: 2/5 m r^2 + m 0.1^2 about x and y.
+  CHECK(body.inertia_com_B(0, 0) == testing::relative(body.mass * (0.4 * 0.01 + 0.01), 1e-12));
+  CHECK(body.inertia_com_B(2, 2) == testing::relative(body.mass * 0.4 * 0.01, 1e-12));
 }
 
 }  // namespace

@@ -49,8 +49,8 @@ void check_comes_to_rest(const Model& model) {
   // Resting on its largest face: the body z axis is vertical and the centre is 0.05 m up, less
   // a penetration of the order of microns.
   const Quat q(x[offset + 3], x[offset + 4], x[offset + 5], x[offset + 6]);
-  CHECK(std::abs((q.normalized() * Vec3::UnitZ()).z()) == doctest::Approx(1.0).epsilon(1e-6));
-  CHECK(x[offset + 2] == doctest::Approx(0.05).epsilon(1e-3));
+  CHECK(std::abs((q.normalized() * Vec3::UnitZ()).z()) == testing::relative(1.0, 1e-6));
+  CHECK(x[offset + 2] == testing::relative(0.05, 1e-3));
   CHECK(x[offset + 2] < 0.05);
 }
 

@@ -3,6 +3,8 @@
 // independent model of the bouncing ball (see "golden event log: ...").
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <sys/wait.h>
 
 #include <cmath>
@@ -112,7 +114,7 @@ TEST_CASE("cli: run writes the trajectory, events and summary of spec/outputs.md
   CHECK(summary["final_state"]["bodies"]["ball"]["position"][2].get<double>() < 0.1);
   // Energy: m g h = 33.51 kg * 9.81 * 1.1 m at the start (potential of the centre at z = 1.1).
   const double mass = 8000.0 * 4.0 / 3.0 * 3.14159265358979 * 1e-3;
-  CHECK(summary["energy"]["initial"].get<double>() == doctest::Approx(mass * 9.81 * 1.1));
+  CHECK(summary["energy"]["initial"].get<double>() == testing::relative(mass * 9.81 * 1.1, 1e-12));
 }
 
 TEST_CASE("cli: bad input exits with status 2 and a message naming file, key and value") {
@@ -288,7 +290,7 @@ void check_demo_log(const std::string& golden, const LogTolerances& tolerance) {
     const std::vector<double>& start = events[k];
     REQUIRE(is_start[k]);
     REQUIRE(start.size() == 1 + 1 + 3 + 3 + 3);
-    CHECK(start[0] == doctest::Approx(t_contact).epsilon(tolerance.time));
+    CHECK(start[0] == testing::relative(t_contact, tolerance.time));
     // z2 = distanceOrg + 3 eps has just crossed zero: the force-law distance distanceOrg + eps is
     // -2 eps, less the overshoot of CVODE's root location (100 uround (|t| + |h|) in time, below
     // 3e-13 m at these speeds).
@@ -298,10 +300,10 @@ void check_demo_log(const std::string& golden, const LogTolerances& tolerance) {
     CHECK(start[3] == 0.0);
     CHECK(start[4] == 1.0);
     CHECK(std::abs(start[5]) + std::abs(start[6]) + std::abs(start[7]) < 1e-12);
-    CHECK(start[8] == doctest::Approx(c_res).epsilon(1e-9));
+    CHECK(start[8] == testing::relative(c_res, 1e-9));
     const double d = v_pre > v_small ? std::min(d_max, exact_damping_alpha(e) / v_pre) : d_max;
-    CHECK(start[9] == doctest::Approx(d).epsilon(tolerance.speed));
-    CHECK(start[10] == doctest::Approx(v_pre).epsilon(tolerance.speed));
+    CHECK(start[9] == testing::relative(d, tolerance.speed));
+    CHECK(start[10] == testing::relative(v_pre, tolerance.speed));
 
     const ContactOutcome contact = integrate_contact(v_pre, mass, stiffness, d, g);
     if (k + 1 == events.size()) {
@@ -313,7 +315,7 @@ void check_demo_log(const std::string& golden, const LogTolerances& tolerance) {
     // End: at t_contact + duration, force-law distance in [0, eps).
     const std::vector<double>& end = events[k + 1];
     REQUIRE_FALSE(is_start[k + 1]);
-    CHECK(end[0] - start[0] == doctest::Approx(contact.duration).epsilon(tolerance.duration));
+    CHECK(end[0] - start[0] == testing::relative(contact.duration, tolerance.duration));
     CHECK(end[1] >= 0.0);
     CHECK(end[1] < 3 * eps);
     // Ballistic flight back to the plate: 2 v_exit / g later, arriving at v_exit.
