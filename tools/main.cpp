@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   run_app->add_option("--output-interval", run.output_interval, "Communication interval, s");
   run_app->add_option("--trajectory", run.trajectory_path, "Trajectory CSV file");
   run_app->add_option("--events", run.events_path, "Events JSON-lines file");
+  run_app->add_option("--contacts", run.contacts_path,
+                      "Contact results CSV (per pair in contact, at each output)");
   run_app->add_option("--summary", run.summary_path, "Summary JSON file");
   run_app->add_flag("--log-events", run.log_events, "Print the human event log on stdout");
   run_app->add_flag("--quiet", run.quiet, "Print nothing but the event log and errors");

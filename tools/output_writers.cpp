@@ -72,6 +72,29 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
     trajectory_ << ",energy\n";
   }
   if (!outputs.events_path.empty()) events_ = open_output(outputs.events_path);
+  if (!outputs.contacts_path.empty()) {
+    contacts_ = open_output(outputs.contacts_path);
+    contacts_ << "t,pair_a,pair_b,penetration,penetration_rate,slip_x,slip_y,slip_z,normal_force,"
+                 "friction_x,friction_y,friction_z,force_x,force_y,force_z,torque_x,torque_y,"
+                 "torque_z,point_x,point_y,point_z,normal_x,normal_y,normal_z\n";
+  }
+}
+
+void RunWriter::write_contact_rows(double t, const VectorX& x) {
+  for (const ContactResult& r : system_.compute_contact_results(x)) {
+    std::string row =
+        fmt::format("{:.17g},{},{},{:.17g},{:.17g}", t, system_.model().shape_label(r.shape_a),
+                    system_.model().shape_label(r.shape_b), r.penetration, r.penetration_rate);
+    for (const Vec3* v : {&r.slip_velocity_W}) {
+      row += fmt::format(",{:.17g},{:.17g},{:.17g}", v->x(), v->y(), v->z());
+    }
+    row += fmt::format(",{:.17g}", r.normal_force);
+    for (const Vec3* v :
+         {&r.friction_force_W, &r.force_on_B_W, &r.torque_on_B_W, &r.point_W, &r.normal_W}) {
+      row += fmt::format(",{:.17g},{:.17g},{:.17g}", v->x(), v->y(), v->z());
+    }
+    contacts_ << row << '\n';
+  }
 }
 
 RunWriter::~RunWriter() = default;
@@ -99,6 +122,7 @@ void RunWriter::on_output(double t, const VectorX& x) {
     have_initial_energy_ = true;
   }
   if (trajectory_.is_open()) write_trajectory_row(t, x);
+  if (contacts_.is_open()) write_contact_rows(t, x);
   update_progress(t);
 }
 
@@ -135,6 +159,7 @@ void RunWriter::finish() {
   if (progress_shown_) std::fprintf(stderr, "\n");
   if (trajectory_.is_open()) trajectory_.flush();
   if (events_.is_open()) events_.flush();
+  if (contacts_.is_open()) contacts_.flush();
 }
 
 nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& options,

@@ -17,8 +17,9 @@ namespace hybridsim {
 struct RunOutputs {
   std::string trajectory_path;  // empty: none
   std::string events_path;
-  bool log_events = false;  // human log on stdout
-  bool progress = false;    // progress bar on stderr
+  std::string contacts_path;  // contact results per pair in contact, at each output
+  bool log_events = false;    // human log on stdout
+  bool progress = false;      // progress bar on stderr
 };
 
 // Observes a run and writes every output as it comes, so that a run that stops early keeps what
@@ -37,12 +38,14 @@ class RunWriter final : public SimulationObserver {
 
  private:
   void write_trajectory_row(double t, const VectorX& x);
+  void write_contact_rows(double t, const VectorX& x);
   void update_progress(double t);
 
   MultibodySystem& system_;
   RunOutputs outputs_;
   std::ofstream trajectory_;
   std::ofstream events_;
+  std::ofstream contacts_;
   double start_time_;
   double stop_time_;
   double initial_energy_ = kNaN;

@@ -49,6 +49,7 @@ int run_command(const RunCommandOptions& options) {
     RunOutputs outputs;
     outputs.trajectory_path = options.trajectory_path;
     outputs.events_path = options.events_path;
+    outputs.contacts_path = options.contacts_path;
     outputs.log_events = options.log_events;
     outputs.progress = options.progress || (!options.quiet && isatty(STDERR_FILENO) != 0);
     std::ofstream summary_file;

@@ -11,7 +11,7 @@ struct RunCommandOptions {
   std::string scene;
   std::optional<std::string> integrator;
   std::optional<double> rtol, atol, stop_time, output_interval;
-  std::string trajectory_path, events_path, summary_path;
+  std::string trajectory_path, events_path, summary_path, contacts_path;
   bool log_events = false;
   bool quiet = false;
   bool progress = false;  // forced on; otherwise on when stderr is a terminal

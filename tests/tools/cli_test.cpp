@@ -117,6 +117,27 @@ TEST_CASE("cli: run writes the trajectory, events and summary of spec/outputs.md
   CHECK(summary["energy"]["initial"].get<double>() == testing::relative(mass * 9.81 * 1.1, 1e-12));
 }
 
+TEST_CASE("cli: contact results of a resting sphere carry its weight") {
+  // The demo ball at rest after 3 s: one pair in contact, normal force m g along +z, no slip.
+  const fs::path dir = temporary_directory();
+  const CliResult r = run_cli(
+      fmt::format("run bouncing_sphere --quiet --stop-time 4 --contacts {}/c.csv", dir.string()),
+      dir);
+  REQUIRE(r.status == 0);
+  std::ifstream contacts(dir / "c.csv");
+  std::string header, line, last;
+  std::getline(contacts, header);
+  CHECK(header.rfind("t,pair_a,pair_b,penetration,penetration_rate", 0) == 0);
+  while (std::getline(contacts, line)) last = line;
+  const auto fields = numbers_in(last.substr(last.rfind("ball/sphere") + 11));
+  REQUIRE(fields.size() == 21);
+  const double mass = 8000.0 * 4.0 / 3.0 * 3.14159265358979323846 * 1e-3;
+  CHECK(numbers_in(last).front() == testing::relative(4.0, 1e-15));
+  CHECK(fields[5] == testing::relative(mass * 9.81, 1e-9));   // normal force
+  CHECK(fields[11] == testing::relative(mass * 9.81, 1e-9));  // force on the ball, z
+  CHECK(std::abs(fields[2]) + std::abs(fields[3]) < 1e-12);   // no slip
+}
+
 TEST_CASE("cli: bad input exits with status 2 and a message naming file, key and value") {
   const fs::path dir = temporary_directory();
   const std::string scene = (dir / "scene.yaml").string();
