@@ -135,12 +135,16 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
       result.tau_B_W -=
           law.rolling_resistance * lever * w_rel / regularize_speed(w_rel.norm(), law.w_small);
     } else {
-      const Vec3 w_normal = w_rel.dot(n) * n;
-      const Vec3 w_tangent = w_rel - w_normal;
-      result.tau_B_W -= law.rolling_resistance * lever * w_tangent /
-                        regularize_speed(w_tangent.norm(), law.w_small);
-      result.tau_B_W -= law.torsional_friction * lever * w_normal /
-                        regularize_speed(w_normal.norm(), law.w_small);
+      const double spin = w_rel.dot(n);
+      if (law.rolling_resistance > 0.0) {
+        const Vec3 w_tangent = w_rel - spin * n;
+        result.tau_B_W -= law.rolling_resistance * lever /
+                          regularize_speed(w_tangent.norm(), law.w_small) * w_tangent;
+      }
+      if (law.torsional_friction > 0.0) {
+        result.tau_B_W -= law.torsional_friction * lever * spin /
+                          regularize_speed(std::abs(spin), law.w_small) * n;
+      }
     }
   }
   return result;

@@ -53,16 +53,20 @@ double stribeck_coefficient(double mu_static, double mu_dynamic, double slip_spe
 }
 
 void compute_friction_directions(const Vec3& n_W, const Vec3& fdir1_W, Vec3& t1_W, Vec3& t2_W) {
-  // Projections shorter than 1e-6 are treated as parallel to n: the fallback takes over.
-  for (const Vec3& candidate : {fdir1_W, Vec3(Vec3::UnitX()), Vec3(Vec3::UnitY())}) {
+  // fdir1, else world x, else world y, projected onto the tangent plane; a projection shorter
+  // than 1e-6 of the candidate counts as parallel to n and passes to the next candidate.
+  const auto try_candidate = [&](const Vec3& candidate) {
     const Vec3 projected = candidate - candidate.dot(n_W) * n_W;
-    const double length = projected.norm();
-    if (length > 1e-6 * std::max(1.0, candidate.norm())) {
-      t1_W = projected / length;
-      t2_W = n_W.cross(t1_W);
-      return;
+    const double length_squared = projected.squaredNorm();
+    if (!(length_squared > 1e-12 * candidate.squaredNorm()) || length_squared == 0.0) {
+      return false;
     }
-  }
+    t1_W = projected / std::sqrt(length_squared);
+    t2_W = n_W.cross(t1_W);
+    return true;
+  };
+  if (try_candidate(fdir1_W) || try_candidate(Vec3::UnitX())) return;
+  try_candidate(Vec3::UnitY());
 }
 
 Vec3 compute_friction_force(const FrictionParameters& friction, double normal_force,
@@ -71,6 +75,14 @@ Vec3 compute_friction_force(const FrictionParameters& friction, double normal_fo
 
   // Slip compliance: a saturated linear law, per direction (pyramid) or in magnitude (cone).
   if (friction.model == FrictionModel::slip_compliance) {
+    // Isotropic cone: no directions needed.
+    if (friction.cone && friction.slip_compliance[0] == friction.slip_compliance[1]) {
+      Vec3 force = -v_slip_W / friction.slip_compliance[0];
+      const double limit = friction.mu_kinetic * normal_force;
+      const double magnitude_squared = force.squaredNorm();
+      if (magnitude_squared > limit * limit) force *= limit / std::sqrt(magnitude_squared);
+      return force;
+    }
     Vec3 t1, t2;
     compute_friction_directions(n_W, fdir1_W, t1, t2);
     const double f1 = -v_slip_W.dot(t1) / friction.slip_compliance[0];

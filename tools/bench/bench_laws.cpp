@@ -1,0 +1,98 @@
+// hybridsim_bench_laws: the cost of one contact-law evaluation against one narrowphase query
+// for the same contact (issue 4: the law must cost less than the narrowphase). Each figure is
+// the median over 15 rounds of 2 million evaluations, with inputs that change every call.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "collision/signed_distance.hpp"
+#include "core/contact_law.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kCalls = 2000000;
+volatile double sink = 0.0;
+
+template <typename Body>
+double median_ns(Body&& body) {
+  std::vector<double> rounds;
+  for (int round = 0; round < 16; ++round) {
+    const auto start = Clock::now();
+    double accumulated = 0.0;
+    for (int i = 0; i < kCalls; ++i) accumulated += body(i);
+    sink = accumulated;
+    if (round == 0) continue;  // warm-up
+    rounds.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
+                     kCalls);
+  }
+  std::sort(rounds.begin(), rounds.end());
+  return rounds[rounds.size() / 2];
+}
+
+hybridsim::ContactLawParameters law_with(hybridsim::FrictionModel friction, bool cone) {
+  hybridsim::ContactLawParameters law;
+  law.c_res = 1.1e11;
+  law.r_geo = 0.1;
+  law.c_geo = 4.0 / 3.0 * std::sqrt(0.1);
+  law.stiffness = law.c_res * law.c_geo;
+  law.friction.model = friction;
+  law.friction.mu_kinetic = 0.5;
+  law.friction.mu_static = 0.6;
+  law.friction.slip_compliance = Eigen::Vector2d(0.01, 0.01);
+  law.friction.cone = cone;
+  law.rolling_resistance = 0.001;
+  law.torsional_friction = 0.001;
+  return law;
+}
+
+}  // namespace
+
+int main() {
+  using namespace hybridsim;
+  Shape sphere, box, half;
+  sphere.type = ShapeType::sphere;
+  sphere.radius = 0.1;
+  box.type = ShapeType::box;
+  box.half_extents = Vec3(0.1, 0.08, 0.05);
+  half.type = ShapeType::halfspace;
+  Pose ground;
+  const Quat tilt(Eigen::AngleAxisd(0.1, Vec3(1, 1, 0).normalized()));
+
+  std::printf("%-44s %10s\n", "per call (median of 15 x 2e6 calls)", "ns");
+  struct Query {
+    const char* name;
+    const Shape *a, *b;
+  };
+  for (const Query& q : {Query{"narrowphase sphere-halfspace", &half, &sphere},
+                         Query{"narrowphase box-halfspace", &half, &box},
+                         Query{"narrowphase box-sphere", &box, &sphere}}) {
+    const double ns = median_ns([&](int i) {
+      const Pose X_WB{tilt.toRotationMatrix(), Vec3(1e-9 * i, 0.0, 0.0999 + 1e-12 * i)};
+      return compute_signed_distance(*q.a, ground, *q.b, X_WB).distance;
+    });
+    std::printf("%-44s %10.1f\n", q.name, ns);
+  }
+  struct Law {
+    const char* name;
+    FrictionModel friction;
+    bool cone;
+  };
+  for (const Law& l :
+       {Law{"law elastic + regularized Coulomb (cone)", FrictionModel::regularized_coulomb, true},
+        Law{"law elastic + Stribeck (pyramid)", FrictionModel::stribeck, false},
+        Law{"law elastic + slip compliance (cone)", FrictionModel::slip_compliance, true}}) {
+    const ContactLawParameters law = law_with(l.friction, l.cone);
+    const double ns = median_ns([&](int i) {
+      ContactKinematics k;
+      k.penetration = 1e-6 + 1e-12 * i;
+      k.penetration_rate = 0.1;
+      k.v_slip_W = Vec3(0.3 + 1e-9 * i, 0.1, 0.0);
+      k.w_rel_W = Vec3(1.0, 2.0, 0.5);
+      return compute_contact_force(law, 0.2, k).f_B_W.x();
+    });
+    std::printf("%-44s %10.1f\n", l.name, ns);
+  }
+  return 0;
+}
