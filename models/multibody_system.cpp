@@ -168,7 +168,7 @@ EventOutcome MultibodySystem::handle_state_event(double t, VectorRef x,
   std::string crossing;
   for (std::size_t i = 0; i < roots_found.size(); ++i) {
     if (roots_found[i] == 0) continue;
-    crossing += (crossing.empty() ? "z" : ",z") + std::to_string(i + 1);
+    crossing += fmt::format("{}z{}", crossing.empty() ? "" : ",", i + 1);
   }
   return rebuild_contacts(t, crossing, x);
 }
