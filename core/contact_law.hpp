@@ -55,6 +55,7 @@ struct ContactKinematics {
   Vec3 v_slip_W = Vec3::Zero();   // tangential part of v_B(C) - v_A(C)
   Vec3 w_rel_W = Vec3::Zero();    // w_B - w_A
   Vec3 fdir1_W = Vec3::Zero();    // first friction direction of the pair, zero for none
+  int contact_count = 1;          // contact points between the same two bodies
 };
 
 struct ContactForce {

@@ -70,14 +70,18 @@ void compute_friction_directions(const Vec3& n_W, const Vec3& fdir1_W, Vec3& t1_
 }
 
 Vec3 compute_friction_force(const FrictionParameters& friction, double normal_force,
-                            const Vec3& v_slip_W, const Vec3& n_W, const Vec3& fdir1_W) {
+                            const Vec3& v_slip_W, const Vec3& n_W, const Vec3& fdir1_W,
+                            int contact_count) {
   if (friction.model == FrictionModel::none || !(normal_force > 0.0)) return Vec3::Zero();
 
   // Slip compliance: a saturated linear law, per direction (pyramid) or in magnitude (cone).
   if (friction.model == FrictionModel::slip_compliance) {
+    const Eigen::Vector2d compliance =
+        friction.scale_by_contact_count ? Eigen::Vector2d(friction.slip_compliance * contact_count)
+                                        : friction.slip_compliance;
     // Isotropic cone: no directions needed.
-    if (friction.cone && friction.slip_compliance[0] == friction.slip_compliance[1]) {
-      Vec3 force = -v_slip_W / friction.slip_compliance[0];
+    if (friction.cone && compliance[0] == compliance[1]) {
+      Vec3 force = -v_slip_W / compliance[0];
       const double limit = friction.mu_kinetic * normal_force;
       const double magnitude_squared = force.squaredNorm();
       if (magnitude_squared > limit * limit) force *= limit / std::sqrt(magnitude_squared);
@@ -85,8 +89,8 @@ Vec3 compute_friction_force(const FrictionParameters& friction, double normal_fo
     }
     Vec3 t1, t2;
     compute_friction_directions(n_W, fdir1_W, t1, t2);
-    const double f1 = -v_slip_W.dot(t1) / friction.slip_compliance[0];
-    const double f2 = -v_slip_W.dot(t2) / friction.slip_compliance[1];
+    const double f1 = -v_slip_W.dot(t1) / compliance[0];
+    const double f2 = -v_slip_W.dot(t2) / compliance[1];
     if (friction.cone) {
       Vec3 force = f1 * t1 + f2 * t2;
       const double limit = friction.mu_kinetic * normal_force;

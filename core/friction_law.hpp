@@ -20,6 +20,9 @@ struct FrictionParameters {
   double stiction_tolerance = 1e-4;                           // m/s, stribeck v_s
   Eigen::Vector2d slip_compliance = Eigen::Vector2d::Zero();  // m/s/N along t1, t2
   bool cone = true;
+  // Gazebo's normalisation: each contact's slip compliance times the number of contact points
+  // between the same two bodies, so that n points slip like one.
+  bool scale_by_contact_count = false;
 
   double mu_second() const { return mu2 >= 0.0 ? mu2 : mu_kinetic; }
 };
@@ -34,8 +37,10 @@ double stribeck_coefficient(double mu_static, double mu_dynamic, double slip_spe
 void compute_friction_directions(const Vec3& n_W, const Vec3& fdir1_W, Vec3& t1_W, Vec3& t2_W);
 
 // Friction force on B (world frame) for normal force f_n >= 0 and slip v_slip_W (tangential).
+// `contact_count`: the contact points between the two bodies (scale_by_contact_count).
 Vec3 compute_friction_force(const FrictionParameters& friction, double normal_force,
-                            const Vec3& v_slip_W, const Vec3& n_W, const Vec3& fdir1_W);
+                            const Vec3& v_slip_W, const Vec3& n_W, const Vec3& fdir1_W,
+                            int contact_count = 1);
 
 // reg(v, vs) of Modia3D: v for v >= vs, else v^2/vs (1 - v/(3 vs)) + vs/3; C1 and positive.
 double regularize_speed(double speed, double small_speed);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 namespace hybridsim {
 namespace {
@@ -173,6 +175,17 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
     pair.geometry = geometry;
     contact_dict_.emplace(id, pair);
   });
+
+  // Contact points between the same two bodies (for laws that normalise by it).
+  std::map<std::pair<int, int>, int> contacts_per_body_pair;
+  const auto body_pair = [this](const ContactPair& pair) {
+    const int a = model_.shapes[pair.shape_a].body, b = model_.shapes[pair.shape_b].body;
+    return std::pair{std::min(a, b), std::max(a, b)};
+  };
+  for (const auto& [id, pair] : contact_dict_) ++contacts_per_body_pair[body_pair(pair)];
+  for (auto& [id, pair] : contact_dict_) {
+    pair.body_pair_contacts = contacts_per_body_pair[body_pair(pair)];
+  }
 
   // Ends, then starts, each in pair-id order.
   for (auto& [id, pair] : last_contact_dict_) {

@@ -33,6 +33,7 @@ struct ContactPair {
   // events while the pair stays in contact.
   double pre_impact_normal_velocity = 0.0;
   double damping = 0.0;  // d_res of the law, s/m, fixed at contact start
+  int body_pair_contacts = 1;  // contacts between the same two bodies, set at every event
   ContactLawParameters law;
 };
 

@@ -96,6 +96,7 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
     contact.penetration_rate = -v_rel_W.dot(n);
     contact.v_slip_W = v_rel_W - v_rel_W.dot(n) * n;
     contact.w_rel_W = body_b.w_WB_W - body_a.w_WB_W;
+    contact.contact_count = pair.body_pair_contacts;
     // fdir1 of A if it has one, else of B (body frame to world).
     if (!shape_a.fdir1_B.isZero()) {
       contact.fdir1_W = body_a.X_WB.rotation * shape_a.fdir1_B;

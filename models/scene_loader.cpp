@@ -157,6 +157,10 @@ FrictionParameters read_friction(MapReader& parent) {
     reader.fail("slip_compliance", "belongs to model: slip_compliance");
   }
   friction.cone = reader.boolean("cone", true);
+  friction.scale_by_contact_count = reader.boolean("scale_by_contact_count", false);
+  if (friction.scale_by_contact_count && friction.model != FrictionModel::slip_compliance) {
+    reader.fail("scale_by_contact_count", "belongs to model: slip_compliance");
+  }
   reader.reject_unknown_keys();
   return friction;
 }
