@@ -254,8 +254,7 @@ double MultibodySystem::compute_energy(ConstVectorRef x) {
 std::vector<ContactResult> MultibodySystem::compute_contact_results(ConstVectorRef x) {
   std::vector<ContactResult> results(contacts_.contacts().size());
   update_kinematics(x.data());
-  apply_gravity_and_inputs(0.0);
-  apply_contact_forces(results.data());
+  apply_contact_forces(results.data());  // also adds into the wrench scratch, reset every RHS
   return results;
 }
 

@@ -16,11 +16,35 @@ namespace {
 
 constexpr double g = 9.81;
 
-// A sled on four steel balls (r = 2 cm, at (+-0.1, +-0.1) in its frame, 1.07 kg) on a steel
-// floor, starting on it at the static penetration with the given velocity, under gravity tilted
-// by theta about y. Four contacts hold it level: no rocking, no rolling, one slip velocity.
-// (A box on one contact point rocks in pitch while it slides, which one point per pair cannot
-// damp: see docs/physics.md.)
+// A steel body with the given shapes (YAML flow list) on a steel floor, at height z0 (its static
+// penetration: an initial, fully damped contact), moving at `velocity`, under gravity tilted by
+// theta about y.
+Model body_on_floor(double theta, const std::string& friction, const Vec3& velocity,
+                    double stop_time, const std::string& shapes, double z0) {
+  return load_scene_text(
+      fmt::format(R"(
+gravity: [{gx}, 0, {gz}]
+simulation: {{stop_time: {stop}, rtol: 1.0e-9, output_interval: 0.01}}
+materials: {{Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}}}
+contact_materials:
+  - {{pair: [Steel, Steel], restitution: 0.5, friction: {friction}}}
+bodies:
+  - {{name: floor, fixed: true, shapes: [{{type: halfspace, material: Steel}}]}}
+  - name: body
+    position: [0, 0, {z0}]
+    linear_velocity: [{vx}, {vy}, 0]
+    shapes: [{shapes}]
+)",
+                  fmt::arg("gx", g * std::sin(theta)), fmt::arg("gz", -g * std::cos(theta)),
+                  fmt::arg("stop", stop_time), fmt::arg("friction", friction), fmt::arg("z0", z0),
+                  fmt::arg("vx", velocity.x()), fmt::arg("vy", velocity.y()),
+                  fmt::arg("shapes", shapes)),
+      "body_on_floor");
+}
+
+// A sled on four steel balls (r = 2 cm, at (+-0.1, +-0.1) in its frame, 1.07 kg). Four contacts
+// hold it level: no rocking, no rolling, one slip velocity. (A box on one contact point rocks in
+// pitch while it slides, which one point per pair cannot damp: see docs/physics.md.)
 Model sled_on_floor(double theta, const std::string& friction, const Vec3& velocity,
                     double stop_time, const std::string& ball_extra = "") {
   const double radius = 0.02;
@@ -32,51 +56,19 @@ Model sled_on_floor(double theta, const std::string& friction, const Vec3& veloc
     balls += fmt::format("{}{{type: sphere, radius: {}, material: Steel, position: [{}, {}, 0]{}}}",
                          balls.empty() ? "" : ", ", radius, x, y, ball_extra);
   }
-  return load_scene_text(
-      fmt::format(R"(
-gravity: [{gx}, 0, {gz}]
-simulation: {{stop_time: {stop}, rtol: 1.0e-9, output_interval: 0.01}}
-materials: {{Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}}}
-contact_materials:
-  - {{pair: [Steel, Steel], restitution: 0.5, friction: {friction}}}
-bodies:
-  - {{name: floor, fixed: true, shapes: [{{type: halfspace, material: Steel}}]}}
-  - name: sled
-    position: [0, 0, {z0}]
-    linear_velocity: [{vx}, {vy}, 0]
-    shapes: [{balls}]
-)",
-                  fmt::arg("gx", g * std::sin(theta)), fmt::arg("gz", -g * std::cos(theta)),
-                  fmt::arg("stop", stop_time), fmt::arg("friction", friction),
-                  fmt::arg("z0", radius - penetration - 1e-13), fmt::arg("vx", velocity.x()),
-                  fmt::arg("vy", velocity.y()), fmt::arg("balls", balls)),
-      "sled_on_floor");
+  return body_on_floor(theta, friction, velocity, stop_time, balls, radius - penetration - 1e-13);
 }
 
-// A steel box 0.2 x 0.16 x 0.1 m on the floor (one contact point), at its static penetration,
-// sliding at `velocity`; pyramid runs give it fdir1 = body x.
+// A steel box 0.2 x 0.16 x 0.1 m (one contact point) on a level floor.
 Model box_on_floor(const std::string& friction, const Vec3& velocity, double stop_time,
                    const std::string& box_extra = "") {
   const double mass = 8000.0 * 0.2 * 0.16 * 0.1;
   const double K = 0.5 * 2.0e11 / 0.91 * 4.0 / 3.0 * std::sqrt(0.05);
   const double penetration = std::pow(mass * g / K, 2.0 / 3.0);
-  return load_scene_text(
-      fmt::format(R"(
-simulation: {{stop_time: {stop}, rtol: 1.0e-9, output_interval: 0.01}}
-materials: {{Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}}}
-contact_materials:
-  - {{pair: [Steel, Steel], restitution: 0.5, friction: {friction}}}
-bodies:
-  - {{name: floor, fixed: true, shapes: [{{type: halfspace, material: Steel}}]}}
-  - name: box
-    position: [0, 0, {z0}]
-    linear_velocity: [{vx}, {vy}, 0]
-    shapes: [{{type: box, size: [0.2, 0.16, 0.1], material: Steel{extra}}}]
-)",
-                  fmt::arg("stop", stop_time), fmt::arg("friction", friction),
-                  fmt::arg("z0", 0.05 - penetration - 1e-13), fmt::arg("vx", velocity.x()),
-                  fmt::arg("vy", velocity.y()), fmt::arg("extra", box_extra)),
-      "box_on_floor");
+  return body_on_floor(
+      0.0, friction, velocity, stop_time,
+      fmt::format("{{type: box, size: [0.2, 0.16, 0.1], material: Steel{}}}", box_extra),
+      0.05 - penetration - 1e-13);
 }
 
 // Velocity of body 1's origin at output time t (outputs every 0.01 s from 0).
