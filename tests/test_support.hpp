@@ -8,7 +8,7 @@
 #include "approx.hpp"
 #include "core/hybrid_system.hpp"
 #include "integrators/integrator.hpp"
-#include "integrators/simulator.hpp"
+#include "integrators/hybrid_loop.hpp"
 #include "models/multibody_system.hpp"
 #include "models/scene_loader.hpp"
 
@@ -70,7 +70,7 @@ inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& int
   options.integrator.max_step = model.simulation.max_step;
   options.max_events_per_second = model.contact.max_events_per_second;
   auto integ = make_integrator(integrator.empty() ? model.simulation.integrator : integrator);
-  Simulator simulator(*run->system, *integ, options);
+  HybridLoop simulator(*run->system, *integ, options);
   run->result = simulator.run(&run->recorder);
   run->final_state = simulator.state();
   return run;

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "integrators/simulator.hpp"
+#include "integrators/hybrid_loop.hpp"
 #include "models/multibody_system.hpp"
 
 namespace hybridsim {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
-#include "integrators/simulator.hpp"
+#include "integrators/hybrid_loop.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/output_writers.hpp"
 
@@ -61,7 +61,7 @@ int run_command(const RunCommandOptions& options) {
     }
     RunWriter writer(system, outputs, sim.start_time, sim.stop_time);
 
-    Simulator simulator(system, *integrator, sim);
+    HybridLoop simulator(system, *integrator, sim);
     const auto started = std::chrono::steady_clock::now();
     const SimulationResult result = simulator.run(&writer);
     const double wall_time =

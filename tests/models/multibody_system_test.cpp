@@ -84,7 +84,7 @@ TEST_CASE("simulator: a non-finite derivative stops with a status, keeping the o
   options.stop_time = 2.0;
   options.output_interval = 0.1;
   testing::Recorder recorder;
-  Simulator simulator(system, *integrator, options);
+  HybridLoop simulator(system, *integrator, options);
   const SimulationResult result = simulator.run(&recorder);
   CHECK(result.status == SimulationStatus::step_failure);
   CAPTURE(result.message);

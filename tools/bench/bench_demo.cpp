@@ -1,5 +1,5 @@
 // hybridsim_bench: the foundation benchmark. Runs the demo scene through the hybridsim library
-// (scene file, MultibodySystem, Simulator, CVODE adapter, outputs every 0.01 s kept in memory)
+// (scene file, MultibodySystem, HybridLoop, CVODE adapter, outputs every 0.01 s kept in memory)
 // and through the plain CVODE reference program, alternately in one process, and prints the
 // median wall times, their ratio and the RHS evaluations of each. Targets (issue 2): wall-time
 // ratio <= 1.3, RHS evaluations within 10%.
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "integrators/simulator.hpp"
+#include "integrators/hybrid_loop.hpp"
 #include "models/multibody_system.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/bench/reference_demo.hpp"
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     options.output_interval = 0.01;
     options.integrator.rtol = rtol;
     options.integrator.atol = atol;
-    hybridsim::Simulator simulator(system, *integrator, options);
+    hybridsim::HybridLoop simulator(system, *integrator, options);
     OutputKeeper keeper;
     const auto result = simulator.run(&keeper);
     const auto t1 = Clock::now();

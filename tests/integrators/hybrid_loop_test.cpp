@@ -1,4 +1,4 @@
-// The Simulator loop: time events from input steps (exact polynomial motion), outputs at and next
+// The hybrid loop: time events from input steps (exact polynomial motion), outputs at and next
 // to events, statistics summed over restarts, the Zeno guard, both CVODE methods.
 #include <doctest/doctest.h>
 

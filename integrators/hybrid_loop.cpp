@@ -1,0 +1,278 @@
+#include "integrators/hybrid_loop.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+
+namespace hybridsim {
+namespace {
+constexpr int kMaxStalledSteps = 1000;
+}  // namespace
+
+std::string_view to_string(SimulationStatus status) {
+  switch (status) {
+    case SimulationStatus::ok:
+      return "ok";
+    case SimulationStatus::step_failure:
+      return "step_failure";
+    case SimulationStatus::zeno_guard:
+      return "zeno_guard";
+    case SimulationStatus::error:
+      return "error";
+  }
+  return "?";
+}
+
+HybridLoop::HybridLoop(HybridSystem& system, Integrator& integrator, SimulationOptions options)
+    : system_(system), integrator_(integrator), options_(std::move(options)) {
+  time_tolerance_ = 1e-14 * std::max(1.0, std::abs(options_.stop_time));
+}
+
+void HybridLoop::sample(double t, VectorX& x) const {
+  if (t == t_integrator_) {
+    x = x_integrator_;
+  } else {
+    integrator_.interpolate(t, x);
+  }
+}
+
+void HybridLoop::emit_outputs_until(double t_reached) {
+  const double dt = options_.output_interval;
+  if (observer_ == nullptr || !(dt > 0.0)) return;
+  // Output k sits at start + k dt (no accumulated drift); a point within 1e-9 dt past the reached
+  // time is taken at the reached time.
+  while (true) {
+    const double t_out = options_.start_time + static_cast<double>(next_output_index_) * dt;
+    if (t_out > t_reached + 1e-9 * dt || t_out > options_.stop_time + 1e-9 * dt) break;
+    const double t_sample = std::min(t_out, t_reached);
+    sample(t_sample, x_output_);
+    observer_->on_output(t_sample, x_output_);
+    last_output_time_ = t_sample;
+    ++next_output_index_;
+  }
+}
+
+void HybridLoop::report_event(EventInstant instant) {
+  for (const EventRecord& record : instant.outcome.records) {
+    if (record.kind == EventRecord::Kind::contact_start) ++result_.contact_starts;
+    if (record.kind == EventRecord::Kind::contact_end) ++result_.contact_ends;
+  }
+  if (instant.kind == EventInstantKind::state_event) ++result_.state_events;
+  if (instant.kind == EventInstantKind::time_event) ++result_.time_events;
+  if (observer_ != nullptr) observer_->on_event(instant, x_);
+}
+
+bool HybridLoop::zeno_guard_tripped(double t) {
+  const double window = options_.zeno_window;
+  const auto limit =
+      static_cast<std::size_t>(std::max(10.0, options_.max_events_per_second * window));
+  recent_event_times_.push_back(t);
+  const auto first_in_window =
+      std::lower_bound(recent_event_times_.begin(), recent_event_times_.end(), t - window);
+  recent_event_times_.erase(recent_event_times_.begin(), first_in_window);
+  return recent_event_times_.size() > limit;
+}
+
+// Restarts the integrator at the loop's time and state (both in sync with the integrator's).
+void HybridLoop::restart() {
+  // A segment without a step has nothing to add; CVODE keeps the linear-solver counters of the
+  // segment before until its first step, which must not be counted twice.
+  const IntegratorStats segment = integrator_.segment_statistics();
+  if (segment.steps > 0) result_.stats += segment;
+  ++result_.restarts;
+  t_integrator_ = t_;
+  x_integrator_ = x_;
+  root_pending_ = false;
+  integrator_.reinitialize(t_, x_);
+  integrator_.set_max_step(std::min(options_.integrator.max_step, system_.max_step_hint(t_, x_)));
+}
+
+void HybridLoop::halt(SimulationStatus status, std::string message) {
+  result_.status = status;
+  result_.message = std::move(message);
+}
+
+void HybridLoop::start(SimulationObserver* observer) {
+  if (started_) throw InputError("the simulation has already started");
+  started_ = true;
+  observer_ = observer;
+  rhs_calls_before_ = system_.rhs_evaluation_count();
+  t_ = options_.start_time;
+  x_.resize(system_.state_size());
+  x_output_.resize(system_.state_size());
+  system_.initial_state(x_);
+  try {
+    // Initial discrete state and the first output.
+    EventInstant initial{EventInstantKind::initialization, t_, {}, system_.initialize(t_, x_)};
+    if (!initial.outcome.records.empty()) report_event(std::move(initial));
+    IntegratorSettings settings = options_.integrator;
+    settings.max_step = std::min(settings.max_step, system_.max_step_hint(t_, x_));
+    if (!(settings.min_step > 0.0)) settings.min_step = time_tolerance_;
+    integrator_.initialize(system_, t_, x_, settings);
+    integrator_started_ = true;
+    t_integrator_ = t_;
+    x_integrator_ = x_;
+    if (observer_ != nullptr) observer_->on_output(t_, x_);
+    last_output_time_ = t_;
+  } catch (const std::exception& error) {
+    halt(SimulationStatus::error, error.what());
+  }
+}
+
+void HybridLoop::handle_pending_root() {
+  t_ = t_integrator_;
+  x_ = x_integrator_;
+  root_pending_ = false;
+  EventInstant instant{EventInstantKind::state_event, t_, pending_roots_,
+                       system_.handle_state_event(t_, x_, pending_roots_)};
+  report_event(std::move(instant));
+  if (zeno_guard_tripped(t_)) {
+    halt(SimulationStatus::zeno_guard,
+         fmt::format("Zeno guard: more than {:g} events per second over {:g} s of simulated time "
+                     "at t = {:.17g} s",
+                     options_.max_events_per_second, options_.zeno_window, t_));
+    EventRecord stop_record;
+    stop_record.t = t_;
+    stop_record.kind = EventRecord::Kind::guard_stop;
+    stop_record.description = result_.message;
+    report_event({EventInstantKind::guard_stop, t_, {}, {false, {stop_record}}});
+    return;
+  }
+  restart();
+}
+
+void HybridLoop::handle_time_event() {
+  t_ = t_integrator_;
+  x_ = x_integrator_;
+  EventInstant instant{EventInstantKind::time_event, t_, {}, system_.handle_time_event(t_, x_)};
+  report_event(std::move(instant));
+  restart();
+}
+
+double HybridLoop::horizon(double target) const {
+  return std::max(options_.stop_time, target);
+}
+
+HybridLoop::Stop HybridLoop::advance(double target, bool stop_at_event, bool single_step) {
+  if (!started_) throw InputError("advance before start");
+  if (result_.status != SimulationStatus::ok) return Stop::halted;
+  if (!(target >= t_)) {
+    throw InputError(
+        fmt::format("advance to t = {:.17g} s: before the current time {:.17g} s", target, t_));
+  }
+  const double step_horizon = horizon(target);
+  // A single step ends where the integrator's current step ends, or after one new step.
+  double goal = target;
+  bool stepped = false;
+  if (single_step && t_integrator_ > t_) {
+    goal = t_integrator_;
+    stepped = true;
+  }
+  try {
+    while (true) {
+      emit_outputs_until(std::min(t_integrator_, goal));
+      if (root_pending_ && t_integrator_ <= goal) {
+        handle_pending_root();
+        if (result_.status != SimulationStatus::ok) return Stop::halted;
+        if (stop_at_event) return Stop::event;
+        continue;
+      }
+      if (t_integrator_ >= goal) {
+        sample(goal, x_);
+        t_ = goal;
+        return stepped ? Stop::step_taken : Stop::target_reached;
+      }
+      // A time event due now (or within rounding of now) is handled before stepping.
+      const double t_event = system_.next_time_event(t_integrator_);
+      if (t_event - t_integrator_ <= time_tolerance_) {
+        t_integrator_ = std::max(t_integrator_, t_event);
+        handle_time_event();
+        if (stop_at_event) return Stop::event;
+        continue;
+      }
+
+      const StepResult step = integrator_.step(std::min(step_horizon, t_event));
+      if (step.status == StepResult::Status::failure) {
+        t_ = t_integrator_;
+        x_ = x_integrator_;
+        halt(SimulationStatus::step_failure, step.message);
+        return Stop::halted;
+      }
+      // No progress: steps that leave t unchanged to rounding, many times over, are a failure (a
+      // method stalled against a singularity), never an endless loop.
+      stalled_steps_ = step.t - t_integrator_ > 4.0 * time_tolerance_ ? 0 : stalled_steps_ + 1;
+      if (stalled_steps_ > kMaxStalledSteps) {
+        t_ = t_integrator_;
+        x_ = x_integrator_;
+        halt(SimulationStatus::step_failure,
+             fmt::format("no progress: {} steps without advancing past t = {:.17g} s",
+                         stalled_steps_, t_integrator_));
+        return Stop::halted;
+      }
+      t_integrator_ = step.t;
+      integrator_.current_state(x_integrator_);
+      // The bound that keeps contacts from being stepped over depends on the current speeds.
+      integrator_.set_max_step(std::min(options_.integrator.max_step,
+                                        system_.max_step_hint(t_integrator_, x_integrator_)));
+      if (step.status == StepResult::Status::root_found) {
+        root_pending_ = true;
+        pending_roots_ = step.roots_found;
+      }
+      if (single_step) {
+        goal = std::min(t_integrator_, target);
+        stepped = true;
+      }
+    }
+  } catch (const std::exception& error) {
+    halt(SimulationStatus::error, error.what());
+    return Stop::halted;
+  }
+}
+
+void HybridLoop::interrupt(std::vector<EventRecord> records) {
+  if (!started_) throw InputError("interrupt before start");
+  if (result_.status != SimulationStatus::ok) return;
+  try {
+    EventInstant instant{EventInstantKind::time_event, t_, {}, {true, std::move(records)}};
+    report_event(std::move(instant));
+    restart();
+  } catch (const std::exception& error) {
+    halt(SimulationStatus::error, error.what());
+  }
+}
+
+SimulationResult HybridLoop::result() const {
+  SimulationResult result = result_;
+  result.t_end = t_;
+  result.rhs_calls = system_.rhs_evaluation_count() - rhs_calls_before_;
+  if (integrator_started_) {
+    // The counters of the current segment, if the integrator can still give them.
+    try {
+      const IntegratorStats segment = integrator_.segment_statistics();
+      if (segment.steps > 0) result.stats += segment;
+    } catch (const std::exception&) {
+    }
+  }
+  return result;
+}
+
+SimulationResult HybridLoop::finish() {
+  // The final communication point: the stop time, or where the run stopped.
+  if (observer_ != nullptr && t_ > last_output_time_ + time_tolerance_) {
+    observer_->on_output(t_, x_);
+    last_output_time_ = t_;
+  }
+  return result();
+}
+
+SimulationResult HybridLoop::run(SimulationObserver* observer) {
+  start(observer);
+  if (result_.status == SimulationStatus::ok) advance(options_.stop_time, false, false);
+  return finish();
+}
+
+}  // namespace hybridsim

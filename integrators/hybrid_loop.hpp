@@ -1,0 +1,95 @@
+// The hybrid loop: integrates any HybridSystem with any Integrator from event to event, and can
+// be advanced piece by piece (the public Simulator and the CLI both drive it).
+//
+//   start:    x := initial state; handle the initial discrete state (contacts at t0); output(t0)
+//   advance:  until the target time is inside the integrator's last step:
+//               outputs at the communication points inside the step (dense output)
+//               a root at the end of the step, once reached: sum the segment statistics, handle
+//                 the state event, check the Zeno guard, restart the integrator there
+//               a time event due now: the same with the system's time-event handler
+//               one integrator step, not past min(next time event, horizon)
+//             then the state at the target from the step's dense output.
+//
+// Steps are bounded only by time events and the horizon (the stop time, or the target when it
+// lies beyond), never by advance targets: any sequence of advances takes the same steps as one,
+// so it gives bit-identical results. The integrator may therefore be ahead of the loop's time,
+// with a root found but not yet handled; a host change (interrupt) discards that lookahead and
+// restarts at the loop's time. Outputs are interpolated, never asked of the integrator as a stop,
+// so an output instant next to an event cannot make the restart fail (no CV_TOO_CLOSE).
+// Numerical outcomes are statuses; observers have seen everything computed up to the stop.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/hybrid_system.hpp"
+#include "integrators/integrator.hpp"
+#include "integrators/simulation.hpp"
+
+namespace hybridsim {
+
+class HybridLoop {
+ public:
+  // System and integrator must outlive the loop.
+  HybridLoop(HybridSystem& system, Integrator& integrator, SimulationOptions options);
+
+  // Runs from the start to the stop time, reporting to the observer (which may be null).
+  SimulationResult run(SimulationObserver* observer = nullptr);
+
+  // Piecewise use: start once, then advance. The observer may be null.
+  void start(SimulationObserver* observer);
+
+  enum class Stop { target_reached, event, step_taken, halted };
+  // Advances to `target` (>= time()). Returns early after an event instant when stop_at_event, or
+  // after one integrator step (and the events at its end) when single_step; `halted` when the
+  // status is no longer ok.
+  Stop advance(double target, bool stop_at_event, bool single_step);
+
+  // The host changed the system (an input) at time(): a time event with these records, and a
+  // restart there. Lookahead of the integrator beyond time() is discarded.
+  void interrupt(std::vector<EventRecord> records);
+
+  // The final output at time() if it is not yet written; the totals of the run.
+  SimulationResult finish();
+
+  double time() const { return t_; }
+  const VectorX& state() const { return x_; }
+  // Status and counters so far, including the current integration segment.
+  SimulationResult result() const;
+
+ private:
+  void emit_outputs_until(double t_reached);
+  void sample(double t, VectorX& x) const;
+  void report_event(EventInstant instant);
+  bool zeno_guard_tripped(double t);
+  void restart();
+  void halt(SimulationStatus status, std::string message);
+  void handle_pending_root();
+  void handle_time_event();
+  double horizon(double target) const;
+
+  HybridSystem& system_;
+  Integrator& integrator_;
+  SimulationOptions options_;
+  SimulationObserver* observer_ = nullptr;
+  SimulationResult result_;  // counters of finished segments; status
+  long rhs_calls_before_ = 0;
+  double time_tolerance_ = 0.0;
+
+  double t_ = 0.0;  // the loop's time; x_ is the state there
+  VectorX x_;
+  double t_integrator_ = 0.0;  // the integrator's time (>= t_); x_integrator_ is its state
+  VectorX x_integrator_;
+  bool root_pending_ = false;  // the integrator stopped at a root at t_integrator_, not handled
+  std::vector<int> pending_roots_;
+  bool started_ = false;
+  bool integrator_started_ = false;
+
+  VectorX x_output_;
+  long next_output_index_ = 1;
+  double last_output_time_ = -kInfinity;
+  std::vector<double> recent_event_times_;
+  int stalled_steps_ = 0;
+};
+
+}  // namespace hybridsim

@@ -1,0 +1,62 @@
+// What one simulation run is asked to do and what it reports: options, status, counters and the
+// observer interface. Shared by the hybrid loop, the CLI and the public Simulator (public header).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/hybrid_system.hpp"
+#include "integrators/integrator.hpp"
+
+namespace hybridsim {
+
+// Options of one simulation run. Times in seconds of simulated time.
+struct SimulationOptions {
+  double start_time = 0.0;  // s
+  // s. The last step ends exactly here; steps are never cut at an advance_to target below it, so
+  // one long advance and many short ones take the same steps.
+  double stop_time = 1.0;
+  double output_interval = 0.01;  // s; <= 0: outputs only at the start, events and the stop
+  IntegratorSettings integrator;  // tolerances and step bounds
+  // Zeno / chattering guard: more than max_events_per_second * zeno_window events within any
+  // zeno_window of simulated time stop the run with SimulationStatus::zeno_guard.
+  double max_events_per_second = 100000.0;  // 1/s
+  double zeno_window = 0.01;                // s
+};
+
+// How a run stands or ended. Anything but `ok` is final: the state is the last one computed.
+enum class SimulationStatus {
+  ok,            // running, or reached its stop time
+  step_failure,  // the integrator could not take a step (its message says why)
+  zeno_guard,    // too many events per unit of simulated time (SimulationOptions)
+  error          // an exception inside the model (a non-finite state, a failed library call)
+};
+// "ok", "step_failure", "zeno_guard", "error".
+std::string_view to_string(SimulationStatus status);
+
+// Counters of a run, summed over every integrator restart.
+struct SimulationResult {
+  SimulationStatus status = SimulationStatus::ok;
+  std::string message;  // why the run stopped early; empty when ok
+  double t_end = 0.0;   // s, where the state was last computed
+  IntegratorStats stats;
+  long state_events = 0;    // instants at which a crossing function triggered
+  long time_events = 0;     // input breakpoints and host changes of inputs
+  long contact_starts = 0;  // contact_start records over all events
+  long contact_ends = 0;    // contact_end records over all events
+  long restarts = 0;        // integrator re-initialisations
+  long rhs_calls = 0;       // the system's own count of right-hand-side evaluations
+};
+
+// Called by a simulation as it goes. The state vector follows the system's layout (for scenes:
+// 13 per free body, docs/outputs.md); the reference is valid only during the call.
+class SimulationObserver {
+ public:
+  virtual ~SimulationObserver() = default;
+  // A communication point (start, every output_interval, stop) with the state there.
+  virtual void on_output(double /*t*/, const VectorX& /*x*/) {}
+  // An event instant with the state after its handling.
+  virtual void on_event(const EventInstant& /*instant*/, const VectorX& /*x*/) {}
+};
+
+}  // namespace hybridsim
