@@ -12,6 +12,7 @@
 // each clamped at f_n >= 0 unless the clamp is off.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "core/friction_law.hpp"
@@ -63,6 +64,22 @@ struct ContactForce {
   Vec3 tau_B_W = Vec3::Zero();     // pure torque on B (A receives -tau_B_W)
   double normal_force = 0.0;       // N
   Vec3 friction_W = Vec3::Zero();  // tangential part of f_B_W
+};
+
+// Per-pair results of the contact law at one instant (Modia3D's ContactResult), world frame.
+struct ContactResult {
+  std::uint64_t pair = 0;                // PairId of the two shapes (smaller index high)
+  int shape_a = -1;                      // Model::shapes index of A (A < B)
+  int shape_b = -1;                      // Model::shapes index of B
+  double penetration = 0.0;              // delta, m
+  double penetration_rate = 0.0;         // delta_dot, m/s, positive approaching
+  Vec3 slip_velocity_W = Vec3::Zero();   // tangential v_B(C) - v_A(C), m/s
+  double normal_force = 0.0;             // N
+  Vec3 friction_force_W = Vec3::Zero();  // tangential force on B, N
+  Vec3 point_W = Vec3::Zero();           // contact point C
+  Vec3 normal_W = Vec3::Zero();          // from A to B
+  Vec3 force_on_B_W = Vec3::Zero();      // total force on B at C (A receives the opposite)
+  Vec3 torque_on_B_W = Vec3::Zero();     // pure torque on B (rolling and spin resistance)
 };
 
 // Positive root alpha* of (1 + e) alpha = ln((1 + alpha) / (1 - e alpha)) on (0, 1/e): with

@@ -14,7 +14,7 @@
 namespace hybridsim {
 
 struct Material {
-  std::string name;
+  std::string name = {};
   double density = 0.0;         // kg/m^3
   double youngs_modulus = 0.0;  // Pa
   double poisson_ratio = 0.0;   // -
@@ -66,7 +66,7 @@ struct Shape {
 };
 
 struct Body {
-  std::string name;
+  std::string name = {};
   bool fixed = false;
   double mass = 0.0;                          // kg
   Mat3 inertia_com_B = Mat3::Zero();          // about the centre of mass, body frame, kg m^2
@@ -82,7 +82,7 @@ struct Body {
 };
 
 struct Input {
-  std::string name;
+  std::string name = {};
   int body = -1;  // target body, -1 for an input not applied to a body
   enum class Kind { force, torque } kind = Kind::force;
   bool body_frame = false;  // the value is given in the body frame
@@ -101,7 +101,7 @@ struct SimulationSettings {
   double stop_time = 1.0;
   std::string integrator = "cvode-bdf";
   double rtol = 1e-6;
-  std::optional<double> atol;  // default: default_absolute_tolerance(rtol)
+  std::optional<double> atol = std::nullopt;  // default: default_absolute_tolerance(rtol)
   double output_interval = 0.01;
   double max_step = kInfinity;
 };
@@ -112,7 +112,7 @@ inline double default_absolute_tolerance(double rtol) {
 }
 
 struct Model {
-  std::string name;
+  std::string name = {};
   std::string description;
   std::string source;  // the scene file it came from
   Vec3 gravity_W{0.0, 0.0, -9.81};

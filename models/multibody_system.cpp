@@ -28,7 +28,9 @@ MultibodySystem::MultibodySystem(const Model& model)
       contacts_(model),
       kinematics_(model.bodies.size()),
       X_WS_(model.shapes.size()),
-      wrenches_(model.bodies.size()) {
+      wrenches_(model.bodies.size()),
+      input_overridden_(model.inputs.size(), 0),
+      input_override_values_(model.inputs.size(), Vec3::Zero()) {
   for (const Shape& shape : model.shapes) {
     if (shape.collision)
       smallest_shape_thickness_ = std::min(smallest_shape_thickness_, shape_thickness(shape));
@@ -63,9 +65,10 @@ void MultibodySystem::apply_gravity_and_inputs(double t) {
     wrenches_[i].set_zero();
     if (!model_.bodies[i].fixed) wrenches_[i].f_W = model_.bodies[i].mass * model_.gravity_W;
   }
-  for (const Input& input : model_.inputs) {
+  for (std::size_t i = 0; i < model_.inputs.size(); ++i) {
+    const Input& input = model_.inputs[i];
     if (input.body < 0 || model_.bodies[input.body].fixed) continue;
-    Vec3 value = evaluate_signal(input.signal, t);
+    Vec3 value = input_value(static_cast<int>(i), t);
     if (input.body_frame) value = kinematics_[input.body].X_WB.rotation * value;
     if (input.kind == Input::Kind::force) {
       wrenches_[input.body].f_W += value;  // at the centre of mass
@@ -174,17 +177,34 @@ EventOutcome MultibodySystem::handle_state_event(double t, VectorRef x,
   return rebuild_contacts(t, crossing, x);
 }
 
+Vec3 MultibodySystem::input_value(int input, double t) const {
+  return input_overridden_[input] != 0 ? input_override_values_[input]
+                                       : evaluate_signal(model_.inputs[input].signal, t);
+}
+
+void MultibodySystem::set_input_override(int input, const Vec3& value) {
+  input_overridden_.at(input) = 1;
+  input_override_values_[input] = value;
+}
+
+void MultibodySystem::clear_input_override(int input) {
+  input_overridden_.at(input) = 0;
+}
+
 double MultibodySystem::next_time_event(double t) const {
   double next = kInfinity;
-  for (const Input& input : model_.inputs) {
-    next = std::min(next, next_signal_breakpoint(input.signal, t));
+  for (std::size_t i = 0; i < model_.inputs.size(); ++i) {
+    if (input_overridden_[i] != 0) continue;  // a host value has no breakpoints
+    next = std::min(next, next_signal_breakpoint(model_.inputs[i].signal, t));
   }
   return next;
 }
 
 EventOutcome MultibodySystem::handle_time_event(double t, VectorRef x) {
   EventOutcome outcome;
-  for (const Input& input : model_.inputs) {
+  for (std::size_t i = 0; i < model_.inputs.size(); ++i) {
+    const Input& input = model_.inputs[i];
+    if (input_overridden_[i] != 0) continue;
     // The breakpoint that brought us here: the next one after just before t is t itself.
     if (next_signal_breakpoint(input.signal, t - 1e-12 * std::max(1.0, std::abs(t))) > t) continue;
     EventRecord record;

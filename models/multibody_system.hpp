@@ -20,21 +20,6 @@
 
 namespace hybridsim {
 
-// Per-pair results of the contact law at one instant (Modia3D's ContactResult), world frame.
-struct ContactResult {
-  PairId pair = 0;
-  int shape_a = -1, shape_b = -1;
-  double penetration = 0.0;              // delta, m
-  double penetration_rate = 0.0;         // delta_dot, m/s, positive approaching
-  Vec3 slip_velocity_W = Vec3::Zero();   // tangential v_B(C) - v_A(C), m/s
-  double normal_force = 0.0;             // N
-  Vec3 friction_force_W = Vec3::Zero();  // tangential force on B, N
-  Vec3 point_W = Vec3::Zero();           // contact point C
-  Vec3 normal_W = Vec3::Zero();          // from A to B
-  Vec3 force_on_B_W = Vec3::Zero();      // total force on B at C (A receives the opposite)
-  Vec3 torque_on_B_W = Vec3::Zero();     // pure torque on B (rolling and spin resistance)
-};
-
 class MultibodySystem final : public HybridSystem {
  public:
   // The model must outlive the system.
@@ -52,6 +37,13 @@ class MultibodySystem final : public HybridSystem {
   EventOutcome handle_time_event(double t, VectorRef x) override;
   double max_step_hint(double t, ConstVectorRef x) const override;
   long rhs_evaluation_count() const override { return rhs_count_; }
+
+  // Host-set inputs (Simulator::set_input): a constant value replaces the input's signal, and its
+  // breakpoints, until cleared. The caller restarts the integration (a time event).
+  void set_input_override(int input, const Vec3& value);
+  void clear_input_override(int input);
+  // The value of input `input` at time t: the host's, or the signal's.
+  Vec3 input_value(int input, double t) const;
 
   // Outputs.
   const Model& model() const { return model_; }
@@ -77,9 +69,11 @@ class MultibodySystem final : public HybridSystem {
   std::vector<int> free_bodies_;  // indices of the bodies with states
 
   // Workspace, sized once.
-  std::vector<BodyKinematics> kinematics_;  // per body
-  std::vector<Pose> X_WS_;                  // per shape
-  std::vector<BodyWrench> wrenches_;        // per body
+  std::vector<BodyKinematics> kinematics_;   // per body
+  std::vector<Pose> X_WS_;                   // per shape
+  std::vector<BodyWrench> wrenches_;         // per body
+  std::vector<char> input_overridden_;       // per input: a host value is set
+  std::vector<Vec3> input_override_values_;  // per input
   long rhs_count_ = 0;
 };
 

@@ -637,9 +637,12 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
 std::string resolve_scene_path(const std::string& path_or_name) {
   namespace fs = std::filesystem;
   if (fs::is_regular_file(path_or_name)) return path_or_name;
-  const fs::path catalog = fs::path(HYBRIDSIM_CATALOG_DIR) / (path_or_name + ".yaml");
-  if (path_or_name.find('/') == std::string::npos && fs::is_regular_file(catalog)) {
-    return catalog.string();
+  if (path_or_name.find('/') == std::string::npos) {
+    // The source tree's catalog first (a build used in place), then the installed one.
+    for (const char* directory : {HYBRIDSIM_CATALOG_DIR, HYBRIDSIM_INSTALLED_CATALOG_DIR}) {
+      const fs::path catalog = fs::path(directory) / (path_or_name + ".yaml");
+      if (fs::is_regular_file(catalog)) return catalog.string();
+    }
   }
   throw InputError(fmt::format("{}: no such scene file or catalog scene", path_or_name));
 }

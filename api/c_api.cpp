@@ -1,0 +1,452 @@
+// The C API over the C++ Simulator. Every entry point catches everything: no exception crosses
+// into C. Errors leave their message on the handle.
+#include "hybridsim/hybridsim.h"
+
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "hybridsim/hybridsim.hpp"
+
+struct hybridsim_simulator {
+  hybridsim::SimulatorConfig config;
+  std::vector<std::string> overrides;
+  std::optional<hybridsim::Simulator> simulator;
+  std::string error;
+  // Labels handed out through hybridsim_contact, valid until the next change.
+  std::vector<hybridsim::ContactResult> contacts;
+  std::vector<std::string> contact_labels;
+};
+
+namespace {
+
+using hybridsim::InputError;
+
+// A failure with its status, thrown inside an entry point and turned into its return value.
+struct CallError {
+  hybridsim_status status;
+  std::string message;
+};
+
+template <typename Function>
+hybridsim_status guarded(const hybridsim_simulator* const_sim, Function&& body) {
+  auto* sim = const_cast<hybridsim_simulator*>(const_sim);
+  if (sim == nullptr) return HYBRIDSIM_ERROR_NULL;
+  try {
+    sim->error.clear();
+    return body(*sim);
+  } catch (const CallError& error) {
+    sim->error = error.message;
+    return error.status;
+  } catch (const InputError& error) {
+    sim->error = error.what();
+    return HYBRIDSIM_ERROR_INPUT;
+  } catch (const std::bad_alloc&) {
+    sim->error = "out of memory";
+    return HYBRIDSIM_ERROR_INTERNAL;
+  } catch (const std::exception& error) {
+    sim->error = error.what();
+    return HYBRIDSIM_ERROR_INTERNAL;
+  } catch (...) {
+    sim->error = "unknown exception";
+    return HYBRIDSIM_ERROR_INTERNAL;
+  }
+}
+
+void require(const void* pointer, const char* name) {
+  if (pointer == nullptr) throw CallError{HYBRIDSIM_ERROR_NULL, fmt::format("{} is NULL", name)};
+}
+
+hybridsim::Simulator& loaded(hybridsim_simulator& sim) {
+  if (!sim.simulator) throw CallError{HYBRIDSIM_ERROR_STATE, "no scene loaded"};
+  return *sim.simulator;
+}
+
+void copy3(const hybridsim::Vec3& v, double out[3]) {
+  for (int i = 0; i < 3; ++i) out[i] = v[i];
+}
+
+hybridsim_status advance_status(hybridsim_simulator& sim, const hybridsim::AdvanceResult& result,
+                                double* t_reached) {
+  if (t_reached != nullptr) *t_reached = result.t;
+  sim.contacts.clear();
+  if (result.stop == hybridsim::AdvanceStop::halted) {
+    sim.error = fmt::format("simulation halted ({}) at t = {:.17g} s: {}", to_string(result.status),
+                            result.t, sim.simulator->status_message());
+    return HYBRIDSIM_ERROR_HALTED;
+  }
+  return HYBRIDSIM_OK;
+}
+
+void load(hybridsim_simulator& sim, hybridsim::Model model) {
+  sim.simulator.reset();
+  sim.contacts.clear();
+  sim.simulator.emplace(std::move(model), sim.config);
+}
+
+hybridsim_event_kind event_kind(hybridsim::EventRecord::Kind kind) {
+  switch (kind) {
+    case hybridsim::EventRecord::Kind::contact_start:
+      return HYBRIDSIM_EVENT_CONTACT_START;
+    case hybridsim::EventRecord::Kind::contact_end:
+      return HYBRIDSIM_EVENT_CONTACT_END;
+    case hybridsim::EventRecord::Kind::time_event:
+      return HYBRIDSIM_EVENT_TIME_EVENT;
+    case hybridsim::EventRecord::Kind::guard_stop:
+      break;
+  }
+  return HYBRIDSIM_EVENT_GUARD_STOP;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* hybridsim_version(void) {
+  return hybridsim::version();
+}
+
+int hybridsim_version_number(void) {
+  return HYBRIDSIM_VERSION_NUMBER;
+}
+
+const char* hybridsim_status_string(hybridsim_status status) {
+  switch (status) {
+    case HYBRIDSIM_OK:
+      return "ok";
+    case HYBRIDSIM_ERROR_INPUT:
+      return "input error";
+    case HYBRIDSIM_ERROR_NOT_FOUND:
+      return "not found";
+    case HYBRIDSIM_ERROR_NULL:
+      return "null argument";
+    case HYBRIDSIM_ERROR_STATE:
+      return "not valid in this state";
+    case HYBRIDSIM_ERROR_HALTED:
+      return "simulation halted";
+    case HYBRIDSIM_ERROR_BUFFER:
+      return "buffer too small";
+    case HYBRIDSIM_ERROR_INTERNAL:
+      return "internal error";
+  }
+  return "unknown status";
+}
+
+hybridsim_simulator* hybridsim_create(void) {
+  return new (std::nothrow) hybridsim_simulator();
+}
+
+void hybridsim_free(hybridsim_simulator* sim) {
+  delete sim;
+}
+
+const char* hybridsim_error_message(const hybridsim_simulator* sim) {
+  if (sim == nullptr) return "the simulator handle is NULL";
+  return sim->error.c_str();
+}
+
+hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key,
+                                      const char* value) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(key, "key");
+    require(value, "value");
+    if (s.simulator) {
+      throw CallError{HYBRIDSIM_ERROR_STATE,
+                      fmt::format("option '{}': options are set before loading", key)};
+    }
+    const std::string name = key;
+    if (name == "integrator") {
+      hybridsim::make_integrator(value);  // InputError naming the unknown integrator
+      s.config.integrator = value;
+      return HYBRIDSIM_OK;
+    }
+    std::optional<double>* target = name == "rtol"              ? &s.config.rtol
+                                    : name == "atol"            ? &s.config.atol
+                                    : name == "stop_time"       ? &s.config.stop_time
+                                    : name == "output_interval" ? &s.config.output_interval
+                                    : name == "max_step"        ? &s.config.max_step
+                                                                : nullptr;
+    if (target == nullptr) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("option '{}': unknown (integrator, rtol, atol, stop_time, "
+                                  "output_interval, max_step)",
+                                  name)};
+    }
+    char* end = nullptr;
+    const double number = std::strtod(value, &end);
+    if (end == value || *end != '\0' || !std::isfinite(number)) {
+      throw InputError(fmt::format("option '{}' = '{}': not a finite number", name, value));
+    }
+    *target = number;
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_add_override(hybridsim_simulator* sim, const char* assignment) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(assignment, "assignment");
+    if (std::strchr(assignment, '=') == nullptr) {
+      throw InputError(fmt::format("override '{}': expected KEY=VALUE", assignment));
+    }
+    s.overrides.emplace_back(assignment);
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_load_file(hybridsim_simulator* sim, const char* path_or_name) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(path_or_name, "path_or_name");
+    load(s, hybridsim::load_scene_file(path_or_name, s.overrides));
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_load_string(hybridsim_simulator* sim, const char* yaml_text,
+                                       const char* source_name) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(yaml_text, "yaml_text");
+    load(s, hybridsim::load_scene_text(yaml_text, source_name != nullptr ? source_name : "<string>",
+                                       s.overrides));
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_advance_to(hybridsim_simulator* sim, double t, int stop_at_events,
+                                      double* t_reached) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    hybridsim::Simulator& simulator = loaded(s);
+    return advance_status(s, simulator.advance_to(t, stop_at_events != 0), t_reached);
+  });
+}
+
+hybridsim_status hybridsim_step(hybridsim_simulator* sim, double* t_reached) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    hybridsim::Simulator& simulator = loaded(s);
+    return advance_status(s, simulator.step(), t_reached);
+  });
+}
+
+hybridsim_status hybridsim_get_time(const hybridsim_simulator* sim, double* t) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(t, "t");
+    *t = loaded(s).time();
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_state_size(const hybridsim_simulator* sim, size_t* size) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(size, "size");
+    *size = static_cast<size_t>(loaded(s).state().size());
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_state(const hybridsim_simulator* sim, double* state,
+                                     size_t capacity) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(state, "state");
+    const hybridsim::VectorX& x = loaded(s).state();
+    if (capacity < static_cast<size_t>(x.size())) {
+      throw CallError{HYBRIDSIM_ERROR_BUFFER,
+                      fmt::format("state: capacity {} < state size {}", capacity, x.size())};
+    }
+    std::copy(x.data(), x.data() + x.size(), state);
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_body_state(const hybridsim_simulator* sim, const char* body,
+                                          hybridsim_body_state* state) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(body, "body");
+    require(state, "state");
+    hybridsim::Simulator& simulator = loaded(s);
+    if (simulator.model().find_body(body) < 0) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("{}: no body named '{}'", simulator.model().name, body)};
+    }
+    const hybridsim::BodyState b = simulator.body_state(body);
+    copy3(b.position_W, state->position);
+    const hybridsim::Quat& q = b.orientation_WB;
+    state->orientation[0] = q.w();
+    state->orientation[1] = q.x();
+    state->orientation[2] = q.y();
+    state->orientation[3] = q.z();
+    copy3(b.linear_velocity_W, state->linear_velocity);
+    copy3(b.angular_velocity_W, state->angular_velocity);
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_energy(const hybridsim_simulator* sim, double* energy) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(energy, "energy");
+    *energy = loaded(s).energy();
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_statistics(const hybridsim_simulator* sim,
+                                          hybridsim_statistics* statistics) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(statistics, "statistics");
+    const hybridsim::Simulator& simulator = loaded(s);
+    const hybridsim::SimulationResult r = simulator.statistics();
+    hybridsim_statistics& out = *statistics;
+    out.steps = r.stats.steps;
+    out.rhs_evals = r.stats.rhs_evals;
+    out.jac_evals = r.stats.jac_evals;
+    out.root_evals = r.stats.root_evals;
+    out.error_test_fails = r.stats.error_test_fails;
+    out.nonlinear_iters = r.stats.nonlinear_iters;
+    out.nonlinear_conv_fails = r.stats.nonlinear_conv_fails;
+    out.state_events = r.state_events;
+    out.time_events = r.time_events;
+    out.contact_starts = r.contact_starts;
+    out.contact_ends = r.contact_ends;
+    out.restarts = r.restarts;
+    out.t = simulator.time();
+    out.simulation_status = static_cast<hybridsim_simulation_status>(simulator.status());
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_event_count(const hybridsim_simulator* sim, size_t* count) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(count, "count");
+    *count = loaded(s).events().size();
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_event(hybridsim_simulator* sim, size_t index,
+                                     hybridsim_event* event) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(event, "event");
+    const std::vector<hybridsim::EventRecord>& events = loaded(s).events();
+    if (index >= events.size()) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("event {}: there are {} events", index, events.size())};
+    }
+    const hybridsim::EventRecord& r = events[index];
+    event->t = r.t;
+    event->kind = event_kind(r.kind);
+    event->crossing = r.crossing.c_str();
+    event->shape_a = r.pair_a.c_str();
+    event->shape_b = r.pair_b.c_str();
+    event->distance = r.distance;
+    copy3(r.normal_W, event->normal);
+    copy3(r.point_W, event->point);
+    event->pre_impact_velocity = r.pre_impact_velocity;
+    event->description = r.description.c_str();
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_clear_events(hybridsim_simulator* sim) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    loaded(s).clear_events();
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_contact_count(hybridsim_simulator* sim, size_t* count) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(count, "count");
+    hybridsim::Simulator& simulator = loaded(s);
+    s.contacts = simulator.contact_results();
+    s.contact_labels.clear();
+    for (const hybridsim::ContactResult& c : s.contacts) {
+      s.contact_labels.push_back(simulator.model().shape_label(c.shape_a));
+      s.contact_labels.push_back(simulator.model().shape_label(c.shape_b));
+    }
+    *count = s.contacts.size();
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
+                                       hybridsim_contact* contact) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(contact, "contact");
+    loaded(s);
+    if (index >= s.contacts.size()) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("contact {}: there are {} contacts (as of the last "
+                                  "hybridsim_get_contact_count)",
+                                  index, s.contacts.size())};
+    }
+    const hybridsim::ContactResult& c = s.contacts[index];
+    contact->shape_a = s.contact_labels[2 * index].c_str();
+    contact->shape_b = s.contact_labels[2 * index + 1].c_str();
+    contact->penetration = c.penetration;
+    contact->penetration_rate = c.penetration_rate;
+    contact->normal_force = c.normal_force;
+    copy3(c.slip_velocity_W, contact->slip_velocity);
+    copy3(c.friction_force_W, contact->friction_force);
+    copy3(c.point_W, contact->point);
+    copy3(c.normal_W, contact->normal);
+    copy3(c.force_on_B_W, contact->force_on_b);
+    copy3(c.torque_on_B_W, contact->torque_on_b);
+    return HYBRIDSIM_OK;
+  });
+}
+
+namespace {
+
+hybridsim_status input_call(hybridsim_simulator* sim, const char* input, const double* value,
+                            double* out) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(input, "input");
+    hybridsim::Simulator& simulator = loaded(s);
+    const auto& inputs = simulator.model().inputs;
+    if (std::none_of(inputs.begin(), inputs.end(),
+                     [&](const hybridsim::Input& i) { return i.name == input; })) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("{}: no input named '{}'", simulator.model().name, input)};
+    }
+    if (out != nullptr) {
+      copy3(simulator.input_value(input), out);
+    } else if (value != nullptr) {
+      simulator.set_input(input, hybridsim::Vec3(value[0], value[1], value[2]));
+    } else {
+      simulator.release_input(input);
+    }
+    s.contacts.clear();
+    return HYBRIDSIM_OK;
+  });
+}
+
+}  // namespace
+
+hybridsim_status hybridsim_set_input(hybridsim_simulator* sim, const char* input,
+                                     const double value[3]) {
+  if (sim != nullptr && value == nullptr) {
+    sim->error = "value is NULL";
+    return HYBRIDSIM_ERROR_NULL;
+  }
+  return input_call(sim, input, value, nullptr);
+}
+
+hybridsim_status hybridsim_get_input(const hybridsim_simulator* sim, const char* input,
+                                     double value[3]) {
+  if (sim != nullptr && value == nullptr) {
+    const_cast<hybridsim_simulator*>(sim)->error = "value is NULL";
+    return HYBRIDSIM_ERROR_NULL;
+  }
+  return input_call(const_cast<hybridsim_simulator*>(sim), input, nullptr, value);
+}
+
+hybridsim_status hybridsim_release_input(hybridsim_simulator* sim, const char* input) {
+  return input_call(sim, input, nullptr, nullptr);
+}
+
+}  // extern "C"

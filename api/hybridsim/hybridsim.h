@@ -1,0 +1,192 @@
+/* hybridsim C API: a scene simulator behind an opaque handle, for hosts in C and for wrappers
+ * (Python ctypes/cffi, Julia ccall, ...).
+ *
+ * Every function returns a hybridsim_status; on an error the handle keeps a message that names
+ * what was wrong (file, key and value for scene errors), read with hybridsim_error_message(). No
+ * C++ exception crosses this interface. A handle has no shared state with other handles: handles
+ * may be used in parallel threads, each by one thread at a time.
+ *
+ * Frames: W is the world frame, B a body frame. Units: SI (m, kg, s, N, rad); times are simulated
+ * time in s. Quaternions are (w, x, y, z). Vectors are double[3] in the frame their name says.
+ *
+ * Typical use:
+ *   hybridsim_simulator* sim = hybridsim_create();
+ *   if (hybridsim_load_file(sim, "scene.yaml") != HYBRIDSIM_OK) puts(hybridsim_error_message(sim));
+ *   hybridsim_advance_to(sim, 1.0, 0, &t);
+ *   hybridsim_get_body_state(sim, "ball", &state);
+ *   hybridsim_free(sim);
+ */
+#ifndef HYBRIDSIM_H
+#define HYBRIDSIM_H
+
+#include <stddef.h>
+
+#include "hybridsim/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An opaque simulator handle. */
+typedef struct hybridsim_simulator hybridsim_simulator;
+
+/* Result of every call. */
+typedef enum hybridsim_status {
+  HYBRIDSIM_OK = 0,
+  HYBRIDSIM_ERROR_INPUT = 1,     /* invalid scene, option or value (the message names it) */
+  HYBRIDSIM_ERROR_NOT_FOUND = 2, /* no body, input, event or contact with that name or index */
+  HYBRIDSIM_ERROR_NULL = 3,      /* a required pointer argument is NULL */
+  HYBRIDSIM_ERROR_STATE = 4,     /* not valid now (no scene loaded, options after loading, ...) */
+  HYBRIDSIM_ERROR_HALTED = 5,    /* the simulation stopped on a numerical outcome (step failure,
+                                    Zeno guard, model error); the state computed so far is kept */
+  HYBRIDSIM_ERROR_BUFFER = 6,    /* a caller's buffer is too small */
+  HYBRIDSIM_ERROR_INTERNAL = 7   /* an unexpected failure inside the library (a bug: report it) */
+} hybridsim_status;
+
+/* The simulation's own status (hybridsim_statistics.simulation_status). */
+typedef enum hybridsim_simulation_status {
+  HYBRIDSIM_SIMULATION_OK = 0,           /* running, or reached its stop time */
+  HYBRIDSIM_SIMULATION_STEP_FAILURE = 1, /* the integrator could not take a step */
+  HYBRIDSIM_SIMULATION_ZENO_GUARD = 2,   /* too many events per unit of simulated time */
+  HYBRIDSIM_SIMULATION_ERROR = 3         /* an error inside the model (e.g. a non-finite state) */
+} hybridsim_simulation_status;
+
+/* State of one body at the simulator's time. */
+typedef struct hybridsim_body_state {
+  double position[3];         /* p_WB: origin of B in W, m */
+  double orientation[4];      /* q_WB as (w, x, y, z), unit */
+  double linear_velocity[3];  /* velocity of B's origin in W, m/s */
+  double angular_velocity[3]; /* angular velocity of B in W, rad/s */
+} hybridsim_body_state;
+
+/* Integrator statistics and event counters, summed over all restarts. */
+typedef struct hybridsim_statistics {
+  long steps;                /* integrator steps */
+  long rhs_evals;            /* right-hand-side evaluations, including those for Jacobians */
+  long jac_evals;            /* Jacobian evaluations */
+  long root_evals;           /* crossing-function evaluations */
+  long error_test_fails;     /* steps rejected by the error test */
+  long nonlinear_iters;      /* nonlinear solver iterations */
+  long nonlinear_conv_fails; /* nonlinear solver convergence failures */
+  long state_events;         /* instants at which a crossing function triggered */
+  long time_events;          /* input breakpoints and host input changes */
+  long contact_starts;       /* contact_start records */
+  long contact_ends;         /* contact_end records */
+  long restarts;             /* integrator re-initialisations */
+  double t;                  /* the simulator's time, s */
+  hybridsim_simulation_status simulation_status;
+} hybridsim_statistics;
+
+/* Kind of an event record. */
+typedef enum hybridsim_event_kind {
+  HYBRIDSIM_EVENT_CONTACT_START = 0,
+  HYBRIDSIM_EVENT_CONTACT_END = 1,
+  HYBRIDSIM_EVENT_TIME_EVENT = 2, /* an input breakpoint or a host input change */
+  HYBRIDSIM_EVENT_GUARD_STOP = 3  /* the Zeno guard stopped the run */
+} hybridsim_event_kind;
+
+/* One event record (docs/outputs.md, events JSONL). Strings point into the simulator and stay
+ * valid until the next call that advances, sets an input, clears events or frees the handle.
+ * Numbers that do not apply to the kind are NaN. */
+typedef struct hybridsim_event {
+  double t; /* s */
+  hybridsim_event_kind kind;
+  const char* crossing;       /* "z1", "z2", or "" (initialisation, time events) */
+  const char* shape_a;        /* "body/shape" of A (A < B); "" for time events */
+  const char* shape_b;        /* "body/shape" of B */
+  double distance;            /* signed distance at the event, m */
+  double normal[3];           /* unit normal from A to B in W */
+  double point[3];            /* contact point in W, m */
+  double pre_impact_velocity; /* stored normal approach speed at contact start, m/s */
+  const char* description;    /* time events and guard stops; "" otherwise */
+} hybridsim_event;
+
+/* Contact-law results of one pair in contact, world frame. Strings as for hybridsim_event. */
+typedef struct hybridsim_contact {
+  const char* shape_a;      /* "body/shape" of A */
+  const char* shape_b;      /* "body/shape" of B */
+  double penetration;       /* m, positive when penetrating */
+  double penetration_rate;  /* m/s, positive approaching */
+  double normal_force;      /* N, on B along the normal */
+  double slip_velocity[3];  /* tangential velocity of B relative to A at the contact point, m/s */
+  double friction_force[3]; /* tangential force on B, N */
+  double point[3];          /* contact point, m */
+  double normal[3];         /* unit normal from A to B */
+  double force_on_b[3];     /* total force on B at the contact point, N (A gets the opposite) */
+  double torque_on_b[3];    /* pure torque on B (rolling and spin resistance), N m */
+} hybridsim_contact;
+
+/* --- Library ---------------------------------------------------------------------------------- */
+/* The library's version, "MAJOR.MINOR.PATCH", and as MAJOR * 10000 + MINOR * 100 + PATCH. */
+const char* hybridsim_version(void);
+int hybridsim_version_number(void);
+/* A status as text ("ok", "input error", ...); "unknown status" for other values. */
+const char* hybridsim_status_string(hybridsim_status status);
+
+/* --- Handle ----------------------------------------------------------------------------------- */
+/* A new, empty simulator; NULL only when out of memory. */
+hybridsim_simulator* hybridsim_create(void);
+/* Frees the handle and everything it owns; NULL is ignored. */
+void hybridsim_free(hybridsim_simulator* sim);
+/* The message of the last failed call on this handle ("" after a successful one). Valid until the
+ * next call on the handle. For a NULL handle: a fixed message saying so. */
+const char* hybridsim_error_message(const hybridsim_simulator* sim);
+
+/* --- Loading ---------------------------------------------------------------------------------- */
+/* Options, before loading: "integrator" (a registry name), "rtol", "atol", "stop_time" (s),
+ * "output_interval" (s), "max_step" (s); numbers as text. Empty: the scene's own. */
+hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key, const char* value);
+/* A scene override "KEY=VALUE" applied at loading, as `hybridsim run --set`. */
+hybridsim_status hybridsim_add_override(hybridsim_simulator* sim, const char* assignment);
+/* Loads a scene file (or catalog name) and creates the simulation at its start time. */
+hybridsim_status hybridsim_load_file(hybridsim_simulator* sim, const char* path_or_name);
+/* Loads a scene from YAML text; source_name (may be NULL) stands for the file in messages. */
+hybridsim_status hybridsim_load_string(hybridsim_simulator* sim, const char* yaml_text,
+                                       const char* source_name);
+
+/* --- Advancing -------------------------------------------------------------------------------- */
+/* Advances to time t (s, >= the current time); with stop_at_events != 0 it returns right after
+ * the first event instant before t. *t_reached (may be NULL) gets the time on return, also when
+ * the result is HYBRIDSIM_ERROR_HALTED. */
+hybridsim_status hybridsim_advance_to(hybridsim_simulator* sim, double t, int stop_at_events,
+                                      double* t_reached);
+/* One integrator step with the events at its end; *t_reached (may be NULL) as above. */
+hybridsim_status hybridsim_step(hybridsim_simulator* sim, double* t_reached);
+
+/* --- Reading ---------------------------------------------------------------------------------- */
+hybridsim_status hybridsim_get_time(const hybridsim_simulator* sim, double* t);
+/* The state vector (13 per free body: position m, quaternion wxyz, velocity of the body origin in
+ * W m/s, angular velocity in B rad/s; docs/outputs.md). */
+hybridsim_status hybridsim_get_state_size(const hybridsim_simulator* sim, size_t* size);
+hybridsim_status hybridsim_get_state(const hybridsim_simulator* sim, double* state,
+                                     size_t capacity);
+hybridsim_status hybridsim_get_body_state(const hybridsim_simulator* sim, const char* body,
+                                          hybridsim_body_state* state);
+/* Kinetic + gravitational potential + elastic contact energy, J. */
+hybridsim_status hybridsim_get_energy(const hybridsim_simulator* sim, double* energy);
+hybridsim_status hybridsim_get_statistics(const hybridsim_simulator* sim,
+                                          hybridsim_statistics* statistics);
+/* Event records so far, in time order; clear_events forgets them. */
+hybridsim_status hybridsim_get_event_count(const hybridsim_simulator* sim, size_t* count);
+hybridsim_status hybridsim_get_event(hybridsim_simulator* sim, size_t index,
+                                     hybridsim_event* event);
+hybridsim_status hybridsim_clear_events(hybridsim_simulator* sim);
+/* Pairs in contact at the current time: count, then each one by index (0 <= index < count). */
+hybridsim_status hybridsim_get_contact_count(hybridsim_simulator* sim, size_t* count);
+hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
+                                       hybridsim_contact* contact);
+
+/* --- Inputs ----------------------------------------------------------------------------------- */
+/* Sets an input to a constant (force N or torque N m, in the input's frame) from the current time
+ * on: a time event with a restart. release_input returns it to its scene signal. */
+hybridsim_status hybridsim_set_input(hybridsim_simulator* sim, const char* input,
+                                     const double value[3]);
+hybridsim_status hybridsim_get_input(const hybridsim_simulator* sim, const char* input,
+                                     double value[3]);
+hybridsim_status hybridsim_release_input(hybridsim_simulator* sim, const char* input);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HYBRIDSIM_H */

@@ -1,0 +1,94 @@
+// ModelBuilder: a scene built in code. It writes the scene YAML of spec/scene-format.md and
+// builds the Model through the same loader as a scene file, so a built scene and the same scene
+// loaded from a file are the same Model, checked by the same rules, with the same error messages
+// (which name the key path, e.g. `bodies[1: ball].shapes[0: sphere].radius`).
+//
+// Frames: W is the world frame, B a body frame, S a shape frame. Units: SI (m, kg, s, N, rad).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/math.hpp"
+#include "core/model.hpp"
+#include "core/signal.hpp"
+
+namespace hybridsim {
+
+// Pose and naming of one shape in its body.
+struct ShapePlacement {
+  Vec3 position_B = Vec3::Zero();          // origin of S in B, m
+  Quat orientation_BS = Quat::Identity();  // rotation of S relative to B
+  std::string contact_material;            // material for contact pairs; empty: the shape's
+  bool collision = true;                   // false: a visual / mass-only shape
+};
+
+// Initial state and mass properties of one body.
+struct BodySpec {
+  std::string name = {};  // unique in the model
+  bool fixed = false;
+  Vec3 position_W = Vec3::Zero();          // p_WB, origin of B in W, m
+  Quat orientation_WB = Quat::Identity();  // rotation of B relative to W
+  Vec3 linear_velocity_W = Vec3::Zero();   // velocity of B's origin in W, m/s
+  Vec3 angular_velocity_W = Vec3::Zero();  // angular velocity of B in W, rad/s
+  // Mass properties; when not given they follow from the shapes' volumes and densities.
+  std::optional<double> mass = std::nullopt;            // kg
+  std::optional<Vec3> center_of_mass_B = std::nullopt;  // m, in B
+  std::optional<Mat3> inertia_com_B = std::nullopt;     // about the centre of mass, B axes, kg m^2
+};
+
+class ModelBuilder {
+ public:
+  // `name` becomes Model::name and stands for the file in error messages.
+  explicit ModelBuilder(std::string name, std::string description = "");
+  ~ModelBuilder();
+  ModelBuilder(const ModelBuilder& other);
+  ModelBuilder& operator=(const ModelBuilder& other);
+  ModelBuilder(ModelBuilder&&) noexcept;
+  ModelBuilder& operator=(ModelBuilder&&) noexcept;
+
+  // Gravity in W, m/s^2 (default (0, 0, -9.81)).
+  ModelBuilder& gravity(const Vec3& gravity_W);
+  // The scene's simulation settings (stop time in s, integrator name, rtol, output interval in s).
+  ModelBuilder& simulation(const SimulationSettings& settings);
+  // A solid material (density kg/m^3, Young's modulus Pa, Poisson ratio); one named like a palette
+  // material replaces it.
+  ModelBuilder& material(const Material& material);
+  // The contact law of an unordered pair of materials (every field of ContactMaterial is written;
+  // exact_alpha is derived).
+  ModelBuilder& contact_material(const ContactMaterial& pair);
+
+  // A body; its shapes follow with the shape calls naming it.
+  ModelBuilder& body(const BodySpec& spec);
+  // A sphere of radius r (m) on body `body`, centred at the shape origin.
+  ModelBuilder& sphere(const std::string& body, const std::string& shape, double radius,
+                       const std::string& material, const ShapePlacement& placement = {});
+  // A box with full edge lengths `size` (m) along the S axes, centred at the shape origin.
+  ModelBuilder& box(const std::string& body, const std::string& shape, const Vec3& size,
+                    const std::string& material, const ShapePlacement& placement = {});
+  // The half-space {x_S : normal_S . x_S <= offset} (offset in m) on a fixed body.
+  ModelBuilder& halfspace(const std::string& body, const std::string& shape, const Vec3& normal_S,
+                          double offset, const std::string& material,
+                          const ShapePlacement& placement = {});
+
+  // An input: a force (N, at the centre of mass) or torque (N m) on `body`, in W or, with
+  // body_frame, in B, following `signal` until a host sets it (Simulator::set_input).
+  ModelBuilder& input(const std::string& name, const std::string& body, Input::Kind kind,
+                      const Signal& signal, bool body_frame = false);
+
+  // Any scene key, as `hybridsim run --set KEY=VALUE`: a dotted path whose list elements are
+  // chosen by name or index (`bodies.ball.shapes.sphere.fdir1`), the value as YAML text.
+  ModelBuilder& set(const std::string& key, const std::string& yaml_value);
+
+  // The scene as YAML text (a scene file for `hybridsim run`).
+  std::string to_yaml() const;
+  // The Model; throws InputError naming the key path and value when the scene is invalid.
+  Model build() const;
+
+ private:
+  struct Scene;
+  std::unique_ptr<Scene> scene_;
+};
+
+}  // namespace hybridsim

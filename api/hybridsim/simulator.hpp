@@ -1,0 +1,135 @@
+// Simulator: the embedding interface. It integrates a scene Model (or a host's own HybridSystem)
+// with any registered integrator under hybridsim's event machinery, and lets the host advance in
+// time, read states, contact results and events, and set inputs between calls.
+//
+// Frames: W is the world frame, B a body frame. Units: SI (m, kg, s, N, rad). Times are simulated
+// time in s. Quaternions are (w, x, y, z), unit length.
+//
+// Errors at the API edge (an unknown name, a bad value, a scene error) are exceptions (InputError
+// and subclasses); numerical outcomes (a failed step, the Zeno guard) are statuses: the simulator
+// then keeps the last state it computed and every further advance returns at once. A Simulator
+// has no global state: independent simulators may run in parallel threads (one thread per
+// simulator at a time).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/contact_law.hpp"
+#include "core/hybrid_system.hpp"
+#include "core/math.hpp"
+#include "core/model.hpp"
+#include "integrators/integrator.hpp"
+#include "integrators/simulation.hpp"
+
+namespace hybridsim {
+
+// Choices for a scene simulator; an empty field takes the scene's value (Model::simulation).
+struct SimulatorConfig {
+  std::string integrator;                 // registry name (list_integrators()); empty: the scene's
+  std::optional<double> rtol;             // relative tolerance
+  std::optional<double> atol;             // absolute tolerance (m, m/s, rad/s scale)
+  std::optional<double> stop_time;        // s; the horizon the integrator's steps may reach
+  std::optional<double> output_interval;  // s; observers' on_output spacing (<= 0: none between)
+  std::optional<double> max_step;         // s
+};
+
+// The run options of a scene under a config, each empty field from the scene. InputError for a
+// tolerance or stop time that is not positive and finite.
+SimulationOptions make_simulation_options(const Model& model, const SimulatorConfig& config);
+
+// The state of one body at the simulator's time.
+struct BodyState {
+  Vec3 position_W = Vec3::Zero();          // p_WB: origin of B in W, m
+  Quat orientation_WB = Quat::Identity();  // rotation of B relative to W
+  Vec3 linear_velocity_W = Vec3::Zero();   // velocity of B's origin in W, m/s
+  Vec3 angular_velocity_W = Vec3::Zero();  // angular velocity of B in W, rad/s
+  Vec3 com_position_W = Vec3::Zero();      // centre of mass in W, m
+  Vec3 com_velocity_W = Vec3::Zero();      // velocity of the centre of mass in W, m/s
+};
+
+// Why an advance returned.
+enum class AdvanceStop {
+  target_reached,  // at the requested time
+  event,           // at an event before the target (only when the host asked to stop at events)
+  step_taken,      // step(): at the end of one integrator step
+  halted           // the status is no longer ok (status() and status_message() say why)
+};
+
+struct AdvanceResult {
+  AdvanceStop stop = AdvanceStop::target_reached;
+  double t = 0.0;  // the simulator's time on return, s
+  SimulationStatus status = SimulationStatus::ok;
+};
+
+class Simulator {
+ public:
+  // Simulates a scene Model (from load_scene_file or ModelBuilder::build). InputError for an
+  // unknown integrator or a non-positive tolerance or time.
+  explicit Simulator(Model model, const SimulatorConfig& config = {});
+  // Integrates a host's own hybrid system, which must outlive the simulator, with the named
+  // integrator. Scene queries (body_state, set_input, contact_results, model) throw InputError.
+  Simulator(HybridSystem& system, const SimulationOptions& options,
+            const std::string& integrator = "cvode-bdf");
+  ~Simulator();
+  Simulator(Simulator&&) noexcept;
+  Simulator& operator=(Simulator&&) noexcept;
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // --- Advancing -------------------------------------------------------------------------------
+  // Advances to time t (s, >= time()). With stop_at_events it returns earlier, right after the
+  // first event instant (state after the event's handling). Steps are never shortened to hit t:
+  // the state at t comes from the integrator's dense output, so any sequence of advance_to calls
+  // gives the same steps and events as one call (until the host changes an input).
+  AdvanceResult advance_to(double t, bool stop_at_events = false);
+  // One integrator step (to the end of the step the integrator has already taken beyond time(),
+  // if any), with the events at its end handled.
+  AdvanceResult step();
+
+  // --- Reading ---------------------------------------------------------------------------------
+  double time() const;                 // s
+  SimulationStatus status() const;     // ok until a numerical failure
+  std::string status_message() const;  // why the status is not ok; empty when ok
+  const VectorX& state() const;        // the system's state vector at time()
+  // Integrator statistics and event counters so far, summed over restarts.
+  SimulationResult statistics() const;
+  // Every event record so far (initial contacts, contact starts and ends, time events, a guard
+  // stop), in time order. clear_events() forgets them (hosts that poll and keep their own).
+  const std::vector<EventRecord>& events() const;
+  void clear_events();
+  const SimulationOptions& options() const;
+  const std::string& integrator_name() const;
+
+  // Scene simulators only (InputError otherwise, and for unknown names):
+  const Model& model() const;
+  BodyState body_state(std::string_view body) const;
+  // Results of the contact law for every pair in contact at time() (ContactResult, world frame);
+  // Model::shape_label(result.shape_a) names a shape.
+  std::vector<ContactResult> contact_results() const;
+  // Kinetic + gravitational potential + elastic contact energy at time(), J.
+  double energy() const;
+  // The current value of an input (force N or torque N m, in its frame).
+  Vec3 input_value(std::string_view input) const;
+  // Replaces an input's signal by a constant value from time() on (force N or torque N m, in the
+  // input's frame). A change is a time event with a restart of the integrator, logged as an
+  // event record "input NAME set by the host".
+  void set_input(std::string_view input, const Vec3& value);
+  // Returns an input to its scene signal from time() on (a time event, as set_input).
+  void release_input(std::string_view input);
+
+  // --- Observers -------------------------------------------------------------------------------
+  // Called at every output time (start, each output_interval, the end of each advance that
+  // reaches the stop time) and at every event instant, during advance_to and step. Add them
+  // before the first advance or read to see the start; the observer must outlive the simulator.
+  void add_observer(SimulationObserver& observer);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hybridsim

@@ -1,0 +1,268 @@
+#include "hybridsim/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "integrators/hybrid_loop.hpp"
+#include "models/multibody_system.hpp"
+
+namespace hybridsim {
+namespace {
+
+void require_positive(const char* key, double value) {
+  if (!(value > 0.0) || !std::isfinite(value)) {
+    throw InputError(fmt::format("{} = {}: must be a positive finite number", key, value));
+  }
+}
+
+}  // namespace
+
+SimulationOptions make_simulation_options(const Model& model, const SimulatorConfig& config) {
+  SimulationOptions options;
+  options.stop_time = config.stop_time.value_or(model.simulation.stop_time);
+  options.output_interval = config.output_interval.value_or(model.simulation.output_interval);
+  options.integrator.rtol = config.rtol.value_or(model.simulation.rtol);
+  options.integrator.atol = config.atol.value_or(
+      model.simulation.atol.value_or(default_absolute_tolerance(options.integrator.rtol)));
+  options.integrator.max_step = config.max_step.value_or(model.simulation.max_step);
+  options.max_events_per_second = model.contact.max_events_per_second;
+  require_positive("stop_time", options.stop_time);
+  require_positive("rtol", options.integrator.rtol);
+  require_positive("atol", options.integrator.atol);
+  if (!std::isfinite(options.output_interval)) {
+    throw InputError(
+        fmt::format("output_interval = {}: must be a finite number", options.output_interval));
+  }
+  if (!(options.integrator.max_step > 0.0)) {
+    throw InputError(fmt::format("max_step = {}: must be positive", options.integrator.max_step));
+  }
+  return options;
+}
+
+// The simulator's state; it is also the loop's observer, recording events and fanning out to the
+// host's observers. Heap-allocated so that the loop's references stay valid when a Simulator moves.
+struct Simulator::Impl final : SimulationObserver {
+  std::unique_ptr<Model> model;                // scene simulators
+  std::unique_ptr<MultibodySystem> multibody;  // scene simulators
+  HybridSystem* system = nullptr;
+  std::string integrator_name;
+  std::unique_ptr<Integrator> integrator;
+  SimulationOptions options;
+  std::unique_ptr<HybridLoop> loop;
+  bool started = false;
+  std::vector<SimulationObserver*> observers;
+  std::vector<EventRecord> events;
+
+  void setup() {
+    integrator = make_integrator(integrator_name);
+    loop = std::make_unique<HybridLoop>(*system, *integrator, options);
+  }
+
+  void ensure_started() {
+    if (started) return;
+    started = true;
+    loop->start(this);
+  }
+
+  void on_output(double t, const VectorX& x) override {
+    for (SimulationObserver* observer : observers) observer->on_output(t, x);
+  }
+
+  void on_event(const EventInstant& instant, const VectorX& x) override {
+    events.insert(events.end(), instant.outcome.records.begin(), instant.outcome.records.end());
+    for (SimulationObserver* observer : observers) observer->on_event(instant, x);
+  }
+
+  MultibodySystem& scene() const {
+    if (!multibody) {
+      throw InputError("this simulator integrates a user-defined system: it has no scene");
+    }
+    return *multibody;
+  }
+
+  int find_input(std::string_view name) const {
+    const Model& m = scene().model();
+    for (std::size_t i = 0; i < m.inputs.size(); ++i) {
+      if (m.inputs[i].name == name) return static_cast<int>(i);
+    }
+    throw InputError(fmt::format("{}: no input named '{}'", m.name, name));
+  }
+
+  AdvanceResult finish_advance(HybridLoop::Stop stop) {
+    AdvanceResult result;
+    result.t = loop->time();
+    result.status = loop->result().status;
+    switch (stop) {
+      case HybridLoop::Stop::target_reached:
+        result.stop = AdvanceStop::target_reached;
+        break;
+      case HybridLoop::Stop::event:
+        result.stop = AdvanceStop::event;
+        break;
+      case HybridLoop::Stop::step_taken:
+        result.stop = AdvanceStop::step_taken;
+        break;
+      case HybridLoop::Stop::halted:
+        result.stop = AdvanceStop::halted;
+        break;
+    }
+    // The stop time (or where a halted run stands) gets its output row, as in a CLI run.
+    if (stop == HybridLoop::Stop::halted || loop->time() >= options.stop_time) loop->finish();
+    return result;
+  }
+};
+
+Simulator::Simulator(Model model, const SimulatorConfig& config) : impl_(std::make_unique<Impl>()) {
+  impl_->options = make_simulation_options(model, config);
+  impl_->integrator_name =
+      config.integrator.empty() ? model.simulation.integrator : config.integrator;
+  impl_->model = std::make_unique<Model>(std::move(model));
+  impl_->multibody = std::make_unique<MultibodySystem>(*impl_->model);
+  impl_->system = impl_->multibody.get();
+  impl_->setup();
+}
+
+Simulator::Simulator(HybridSystem& system, const SimulationOptions& options,
+                     const std::string& integrator)
+    : impl_(std::make_unique<Impl>()) {
+  require_positive("stop_time", options.stop_time);
+  require_positive("rtol", options.integrator.rtol);
+  require_positive("atol", options.integrator.atol);
+  impl_->options = options;
+  impl_->integrator_name = integrator;
+  impl_->system = &system;
+  impl_->setup();
+}
+
+Simulator::~Simulator() = default;
+Simulator::Simulator(Simulator&&) noexcept = default;
+Simulator& Simulator::operator=(Simulator&&) noexcept = default;
+
+AdvanceResult Simulator::advance_to(double t, bool stop_at_events) {
+  if (!std::isfinite(t)) throw InputError(fmt::format("advance_to({}): not a finite time", t));
+  impl_->ensure_started();
+  if (t < impl_->loop->time()) {
+    throw InputError(fmt::format("advance_to({:.17g}): before the current time {:.17g} s", t,
+                                 impl_->loop->time()));
+  }
+  return impl_->finish_advance(impl_->loop->advance(t, stop_at_events, false));
+}
+
+AdvanceResult Simulator::step() {
+  impl_->ensure_started();
+  const SimulationOptions& o = impl_->options;
+  const double t = impl_->loop->time();
+  // Below the stop time a step may reach it; beyond, each step call may cover one more span of
+  // the run's length.
+  const double target = t < o.stop_time ? o.stop_time : t + (o.stop_time - o.start_time);
+  return impl_->finish_advance(impl_->loop->advance(target, false, true));
+}
+
+double Simulator::time() const {
+  return impl_->started ? impl_->loop->time() : impl_->options.start_time;
+}
+
+SimulationStatus Simulator::status() const {
+  return impl_->started ? impl_->loop->result().status : SimulationStatus::ok;
+}
+
+std::string Simulator::status_message() const {
+  return impl_->started ? impl_->loop->result().message : std::string();
+}
+
+const VectorX& Simulator::state() const {
+  impl_->ensure_started();
+  return impl_->loop->state();
+}
+
+SimulationResult Simulator::statistics() const {
+  if (!impl_->started) return {};
+  return impl_->loop->result();
+}
+
+const std::vector<EventRecord>& Simulator::events() const {
+  impl_->ensure_started();
+  return impl_->events;
+}
+
+void Simulator::clear_events() {
+  impl_->events.clear();
+}
+
+const SimulationOptions& Simulator::options() const {
+  return impl_->options;
+}
+
+const std::string& Simulator::integrator_name() const {
+  return impl_->integrator_name;
+}
+
+const Model& Simulator::model() const {
+  return impl_->scene().model();
+}
+
+BodyState Simulator::body_state(std::string_view body) const {
+  MultibodySystem& scene = impl_->scene();
+  const Model& m = scene.model();
+  const auto it =
+      std::find_if(m.bodies.begin(), m.bodies.end(), [&](const Body& b) { return b.name == body; });
+  if (it == m.bodies.end()) throw InputError(fmt::format("{}: no body named '{}'", m.name, body));
+  const BodyKinematics& k = scene.compute_kinematics(state())[it - m.bodies.begin()];
+  BodyState s;
+  s.position_W = k.X_WB.translation;
+  s.orientation_WB = k.q_WB;
+  s.angular_velocity_W = k.w_WB_W;
+  s.com_position_W = k.p_WCom;
+  s.com_velocity_W = k.v_WCom_W;
+  s.linear_velocity_W = k.v_WCom_W + k.w_WB_W.cross(s.position_W - k.p_WCom);
+  return s;
+}
+
+std::vector<ContactResult> Simulator::contact_results() const {
+  MultibodySystem& scene = impl_->scene();
+  return scene.compute_contact_results(state());
+}
+
+double Simulator::energy() const {
+  return impl_->scene().compute_energy(state());
+}
+
+Vec3 Simulator::input_value(std::string_view input) const {
+  return impl_->scene().input_value(impl_->find_input(input), time());
+}
+
+void Simulator::set_input(std::string_view input, const Vec3& value) {
+  const int index = impl_->find_input(input);
+  if (!value.allFinite()) {
+    throw InputError(fmt::format("set_input('{}'): the value must be finite", input));
+  }
+  impl_->scene().set_input_override(index, value);
+  if (!impl_->started) return;  // the run starts with the host's value
+  EventRecord record;
+  record.t = time();
+  record.kind = EventRecord::Kind::time_event;
+  record.description = fmt::format("input {} set by the host to [{:.17g}, {:.17g}, {:.17g}]", input,
+                                   value.x(), value.y(), value.z());
+  impl_->loop->interrupt({record});
+}
+
+void Simulator::release_input(std::string_view input) {
+  const int index = impl_->find_input(input);
+  impl_->scene().clear_input_override(index);
+  if (!impl_->started) return;
+  EventRecord record;
+  record.t = time();
+  record.kind = EventRecord::Kind::time_event;
+  record.description = fmt::format("input {} released by the host to its signal", input);
+  impl_->loop->interrupt({record});
+}
+
+void Simulator::add_observer(SimulationObserver& observer) {
+  impl_->observers.push_back(&observer);
+}
+
+}  // namespace hybridsim

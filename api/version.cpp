@@ -1,0 +1,9 @@
+#include "hybridsim/hybridsim.hpp"
+
+namespace hybridsim {
+
+const char* version() {
+  return HYBRIDSIM_VERSION_STRING;
+}
+
+}  // namespace hybridsim
