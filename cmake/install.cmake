@@ -5,8 +5,6 @@ include(CMakePackageConfigHelpers)
 set(HYBRIDSIM_INSTALL_INCLUDE ${CMAKE_INSTALL_INCLUDEDIR}/hybridsim)
 set(HYBRIDSIM_INSTALL_CMAKE ${CMAKE_INSTALL_LIBDIR}/cmake/hybridsim)
 
-# The installed CLI finds the library next to it.
-set_target_properties(hybridsim PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
 install(TARGETS hybridsim_lib EXPORT hybridsimTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

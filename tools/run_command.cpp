@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "hybridsim/simulator.hpp"
 #include "integrators/hybrid_loop.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/output_writers.hpp"
@@ -16,22 +17,17 @@
 namespace hybridsim {
 namespace {
 
-SimulationOptions make_simulation_options(const Model& model, const RunCommandOptions& options) {
-  SimulationOptions sim;
-  sim.stop_time = options.stop_time.value_or(model.simulation.stop_time);
-  sim.output_interval = options.output_interval.value_or(model.simulation.output_interval);
-  sim.integrator.rtol = options.rtol.value_or(model.simulation.rtol);
-  sim.integrator.atol = options.atol.value_or(
-      model.simulation.atol.value_or(default_absolute_tolerance(sim.integrator.rtol)));
-  sim.integrator.max_step = model.simulation.max_step;
-  sim.max_events_per_second = model.contact.max_events_per_second;
-  for (const auto& [name, value] :
-       {std::pair{"--stop-time", sim.stop_time},
-        std::pair{"--output-interval", sim.output_interval},
-        std::pair{"--rtol", sim.integrator.rtol}, std::pair{"--atol", sim.integrator.atol}}) {
-    if (!(value > 0.0) || !std::isfinite(value)) {
-      throw InputError(fmt::format("{} = {}: must be a positive finite number", name, value));
-    }
+// The run options: the command line's where given, else the scene's (checked by the library).
+SimulationOptions command_simulation_options(const Model& model, const RunCommandOptions& options) {
+  SimulatorConfig config;
+  config.rtol = options.rtol;
+  config.atol = options.atol;
+  config.stop_time = options.stop_time;
+  config.output_interval = options.output_interval;
+  SimulationOptions sim = make_simulation_options(model, config);
+  if (!(sim.output_interval > 0.0)) {
+    throw InputError(
+        fmt::format("--output-interval = {}: must be a positive number", sim.output_interval));
   }
   return sim;
 }
@@ -41,7 +37,7 @@ SimulationOptions make_simulation_options(const Model& model, const RunCommandOp
 int run_command(const RunCommandOptions& options) {
   try {
     const Model model = load_scene_file(options.scene, options.overrides);
-    const SimulationOptions sim = make_simulation_options(model, options);
+    const SimulationOptions sim = command_simulation_options(model, options);
     const std::string integrator_name = options.integrator.value_or(model.simulation.integrator);
     auto integrator = make_integrator(integrator_name);
 

@@ -20,7 +20,7 @@ namespace hybridsim {
 struct ShapePlacement {
   Vec3 position_B = Vec3::Zero();          // origin of S in B, m
   Quat orientation_BS = Quat::Identity();  // rotation of S relative to B
-  std::string contact_material;            // material for contact pairs; empty: the shape's
+  std::string contact_material = {};       // material for contact pairs; empty: the shape's
   bool collision = true;                   // false: a visual / mass-only shape
 };
 

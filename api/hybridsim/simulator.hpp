@@ -29,12 +29,14 @@ namespace hybridsim {
 
 // Choices for a scene simulator; an empty field takes the scene's value (Model::simulation).
 struct SimulatorConfig {
-  std::string integrator;                 // registry name (list_integrators()); empty: the scene's
-  std::optional<double> rtol;             // relative tolerance
-  std::optional<double> atol;             // absolute tolerance (m, m/s, rad/s scale)
-  std::optional<double> stop_time;        // s; the horizon the integrator's steps may reach
-  std::optional<double> output_interval;  // s; observers' on_output spacing (<= 0: none between)
-  std::optional<double> max_step;         // s
+  std::string integrator = {};  // registry name (list_integrators()); empty: the scene's
+  std::optional<double> rtol = std::nullopt;  // relative tolerance
+  std::optional<double> atol = std::nullopt;  // absolute tolerance (m, m/s, rad/s scale)
+  std::optional<double> stop_time =
+      std::nullopt;  // s; the horizon the integrator's steps may reach
+  std::optional<double> output_interval =
+      std::nullopt;  // s; observers' on_output spacing (<= 0: none between)
+  std::optional<double> max_step = std::nullopt;  // s
 };
 
 // The run options of a scene under a config, each empty field from the scene. InputError for a

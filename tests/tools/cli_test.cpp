@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "approx.hpp"
+#include "cli_support.hpp"
 
 #include <sys/wait.h>
 
@@ -22,36 +23,10 @@ namespace hybridsim {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-fs::path temporary_directory() {
-  const fs::path dir =
-      fs::temp_directory_path() / fmt::format("hybridsim_cli_{}_{}", ::getpid(), std::rand());
-  fs::create_directories(dir);
-  return dir;
-}
-
-CliResult run_cli(const std::string& arguments, const fs::path& dir) {
-  const std::string command = fmt::format("{} {} >{} 2>{}", HYBRIDSIM_EXECUTABLE, arguments,
-                                          (dir / "out.txt").string(), (dir / "err.txt").string());
-  const int raw = std::system(command.c_str());
-  CliResult result;
-  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  result.out = read_file(dir / "out.txt");
-  result.err = read_file(dir / "err.txt");
-  return result;
-}
+using testing::CliResult;
+using testing::read_file;
+using testing::run_cli;
+using testing::temporary_directory;
 
 std::vector<double> numbers_in(const std::string& text) {
   static const std::regex number(R"([-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)");

@@ -1,0 +1,299 @@
+// The C++ embedding API: a scene built in code equals the file, piecewise advancing equals one
+// call and the CLI, host-set inputs are time events with the closed-form motion, threads give
+// bit-identical runs, events and steps can be stepped through, and misuse is an InputError.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "approx.hpp"
+#include "cli_support.hpp"
+#include "hybridsim/hybridsim.hpp"
+
+namespace hybridsim {
+namespace {
+
+using testing::relative;
+
+// The demo scene (models/scenes/bouncing_sphere.yaml), written out in code.
+Model build_bouncing_sphere() {
+  ContactMaterial steel;
+  steel.material_a = "Steel";
+  steel.material_b = "Steel";
+  steel.restitution = 0.7;
+  steel.damping_model = DampingModel::exact;
+  steel.v_small = 0.01;
+  steel.friction.model = FrictionModel::regularized_coulomb;
+  steel.friction.mu_kinetic = 0.5;
+  steel.friction.mu_static = 0.5;  // the loader's default: mu_static = mu_kinetic
+  steel.friction.v_small = 0.01;
+  steel.rolling_resistance = 0.001;
+  return ModelBuilder("bouncing_sphere", "steel sphere dropped on a steel plate")
+      .simulation({.stop_time = 3.0, .integrator = "cvode-bdf", .rtol = 1e-8})
+      .set("contact", "{contact_eps: 1.0e-13, max_damping: 2000}")
+      .material({.name = "Steel", .density = 8000, .youngs_modulus = 2e11, .poisson_ratio = 0.3})
+      .contact_material(steel)
+      .body({.name = "ground", .fixed = true})
+      .box("ground", "plate", Vec3(4, 4, 0.1), "Steel", {.position_B = Vec3(0, 0, -0.05)})
+      .body({.name = "ball", .position_W = Vec3(0, 0, 1.1)})
+      .sphere("ball", "sphere", 0.1, "Steel")
+      .build();
+}
+
+struct Snapshot {
+  VectorX state;
+  std::vector<EventRecord> events;
+};
+
+bool same_events(const std::vector<EventRecord>& a, const std::vector<EventRecord>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].t != b[i].t || a[i].kind != b[i].kind || a[i].pair_a != b[i].pair_a ||
+        a[i].pair_b != b[i].pair_b || a[i].description != b[i].description) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Snapshot run_in_steps(Model model, int pieces) {
+  Simulator simulator(std::move(model));
+  const double stop = simulator.options().stop_time;
+  for (int k = 1; k <= pieces; ++k) {
+    const AdvanceResult r = simulator.advance_to(k == pieces ? stop : stop * k / pieces);
+    REQUIRE(r.status == SimulationStatus::ok);
+  }
+  CHECK(simulator.time() == stop);
+  return {simulator.state(), simulator.events()};
+}
+
+TEST_CASE("api: a scene built in code is the same Model as the scene file") {
+  const Model built = build_bouncing_sphere();
+  const Model loaded = load_scene_file("bouncing_sphere");
+  REQUIRE(built.bodies.size() == loaded.bodies.size());
+  for (std::size_t i = 0; i < built.bodies.size(); ++i) {
+    CHECK(built.bodies[i].name == loaded.bodies[i].name);
+    CHECK(built.bodies[i].mass == loaded.bodies[i].mass);
+    CHECK(built.bodies[i].inertia_com_B == loaded.bodies[i].inertia_com_B);
+    CHECK(built.bodies[i].p_WB == loaded.bodies[i].p_WB);
+  }
+  REQUIRE(built.shapes.size() == loaded.shapes.size());
+  for (std::size_t i = 0; i < built.shapes.size(); ++i) {
+    CHECK(built.shape_label(static_cast<int>(i)) == loaded.shape_label(static_cast<int>(i)));
+    CHECK(built.shapes[i].X_BS.translation == loaded.shapes[i].X_BS.translation);
+    CHECK(built.shapes[i].half_extents == loaded.shapes[i].half_extents);
+    CHECK(built.shapes[i].radius == loaded.shapes[i].radius);
+  }
+  const int steel = loaded.find_material("Steel");
+  const ContactMaterial& a = built.contact_materials[built.find_contact_material(steel, steel)];
+  const ContactMaterial& b = loaded.contact_materials[loaded.find_contact_material(steel, steel)];
+  CHECK(a.restitution == b.restitution);
+  CHECK(a.exact_alpha == b.exact_alpha);
+  CHECK(a.friction.mu_kinetic == b.friction.mu_kinetic);
+  CHECK(a.rolling_resistance == b.rolling_resistance);
+  CHECK(built.contact.contact_eps == loaded.contact.contact_eps);
+  CHECK(built.simulation.rtol == loaded.simulation.rtol);
+  // The same Model simulates the same: bit-identical states and events.
+  const Snapshot x = run_in_steps(built, 1), y = run_in_steps(loaded, 1);
+  CHECK(x.state == y.state);
+  CHECK(same_events(x.events, y.events));
+  CHECK(x.events.size() >= 8);
+}
+
+TEST_CASE("api: the CLI, one advance_to and 1000 advance_to calls give the same final state") {
+  const Model model = load_scene_file("bouncing_sphere");
+  const Snapshot one = run_in_steps(model, 1);
+  const Snapshot many = run_in_steps(model, 1000);
+  // Steps are never cut at advance targets (they come from dense output), so the pieces take the
+  // very same steps as one call: the design promises bit-identical results, not just agreement
+  // to the tolerance.
+  CHECK(one.state == many.state);
+  CHECK(same_events(one.events, many.events));
+
+  const auto dir = testing::temporary_directory();
+  const auto cli = testing::run_cli(
+      fmt::format("run bouncing_sphere --quiet --summary {}/s.json", dir.string()), dir);
+  REQUIRE(cli.status == 0);
+  const auto summary = nlohmann::json::parse(testing::read_file(dir / "s.json"));
+  const auto& ball = summary["final_state"]["bodies"]["ball"];
+  // The CLI runs the same loop; its JSON numbers round-trip doubles exactly. The tolerance
+  // allows only the rounding of the body-origin velocity that the summary recomputes.
+  const int offset = model.bodies[model.find_body("ball")].state_offset;
+  for (int i = 0; i < 3; ++i) {
+    CHECK(ball["position"][i].get<double>() ==
+          doctest::Approx(one.state[offset + i]).epsilon(1e-14));
+    CHECK(ball["linear_velocity"][i].get<double>() ==
+          doctest::Approx(one.state[offset + 7 + i]).epsilon(1e-12).scale(1e-12));
+  }
+  CHECK(summary["stats"]["contact_starts"].get<long>() ==
+        std::count_if(one.events.begin(), one.events.end(), [](const EventRecord& r) {
+          return r.kind == EventRecord::Kind::contact_start;
+        }));
+}
+
+TEST_CASE("api: a host-set input is a time event, and the motion follows the closed form") {
+  // A 1 kg ball in free fall; the host sets a horizontal force F at t0 = 0.5 s. Closed form:
+  // x = F/(2m) (t - t0)^2, z = z0 - g t^2 / 2. x starts at the restart, where BDF's low-order
+  // start integrates a quadratic exactly: 1e-9 relative. z carries the global error of ~120
+  // steps at rtol 1e-10 (measured 1e-9 relative): 1e-8.
+  const Model model =
+      ModelBuilder("push")
+          .simulation({.stop_time = 1.0, .integrator = "cvode-bdf", .rtol = 1e-10})
+          .material(
+              {.name = "Lead", .density = 11000, .youngs_modulus = 1.6e10, .poisson_ratio = 0.44})
+          .body({.name = "ball", .position_W = Vec3(0, 0, 10), .mass = 1.0})
+          .sphere("ball", "sphere", 0.05, "Lead")
+          .input("push", "ball", Input::Kind::force, Signal{})
+          .build();
+  Simulator simulator(model);
+  const double force = 3.0, t0 = 0.5, g = 9.81;
+  REQUIRE(simulator.advance_to(t0).status == SimulationStatus::ok);
+  CHECK(simulator.input_value("push") == Vec3::Zero());
+  simulator.set_input("push", Vec3(force, 0, 0));
+  CHECK(simulator.input_value("push") == Vec3(force, 0, 0));
+  REQUIRE(simulator.advance_to(1.0).status == SimulationStatus::ok);
+  const BodyState s = simulator.body_state("ball");
+  CHECK(s.position_W.x() == relative(force / 2.0 * (1.0 - t0) * (1.0 - t0), 1e-9));
+  CHECK(s.linear_velocity_W.x() == relative(force * (1.0 - t0), 1e-9));
+  CHECK(s.position_W.z() == relative(10.0 - g / 2.0, 1e-8));
+  CHECK(simulator.statistics().time_events == 1);
+  const auto& events = simulator.events();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == EventRecord::Kind::time_event);
+  CHECK(events[0].t == t0);
+  CHECK(events[0].description.find("push") != std::string::npos);
+  // Released, the input returns to its signal (zero): the velocity stays.
+  simulator.release_input("push");
+  CHECK(simulator.input_value("push") == Vec3::Zero());
+  REQUIRE(simulator.advance_to(1.5).status == SimulationStatus::ok);
+  CHECK(simulator.body_state("ball").linear_velocity_W.x() == relative(force * (1.0 - t0), 1e-9));
+}
+
+TEST_CASE("api: two simulators in two threads are bit-identical to the same runs in sequence") {
+  const Model bouncing = load_scene_file("bouncing_sphere");
+  Model tumbling = load_scene_file("bouncing_sphere", {"bodies.ball.angular_velocity=[3, 1, 2]",
+                                                       "bodies.ball.linear_velocity=[1, 0, 0]"});
+  const Snapshot first = run_in_steps(bouncing, 7);
+  const Snapshot second = run_in_steps(tumbling, 13);
+  Snapshot first_threaded, second_threaded;
+  std::thread a([&] { first_threaded = run_in_steps(bouncing, 7); });
+  std::thread b([&] { second_threaded = run_in_steps(tumbling, 13); });
+  a.join();
+  b.join();
+  CHECK(first.state == first_threaded.state);
+  CHECK(second.state == second_threaded.state);
+  CHECK(same_events(first.events, first_threaded.events));
+  CHECK(same_events(second.events, second_threaded.events));
+  CHECK(first.state != second.state);
+}
+
+TEST_CASE("api: advance_to stops at events when asked, and step() takes one integrator step") {
+  Simulator simulator(load_scene_file("bouncing_sphere"));
+  // The first stop is the first contact, at the free-fall time sqrt(2h/g) (h = 1 m). The scene
+  // runs at rtol 1e-8, and the global error of the fall is ~10 rtol: 1e-7 relative.
+  const AdvanceResult first = simulator.advance_to(3.0, true);
+  CHECK(first.stop == AdvanceStop::event);
+  CHECK(first.t == relative(std::sqrt(2.0 / 9.81), 1e-7));
+  CHECK(simulator.events().back().kind == EventRecord::Kind::contact_start);
+  int stops = 1;
+  while (simulator.advance_to(3.0, true).stop == AdvanceStop::event) ++stops;
+  CHECK(simulator.time() == 3.0);
+  CHECK(stops == simulator.statistics().state_events);
+
+  Simulator stepper(load_scene_file("bouncing_sphere"));
+  double t = 0.0;
+  for (int k = 1; k <= 20; ++k) {
+    const AdvanceResult r = stepper.step();
+    CHECK(r.stop == AdvanceStop::step_taken);
+    CHECK(r.t > t);
+    t = r.t;
+    CHECK(stepper.statistics().stats.steps == k);
+  }
+  // After an advance inside a step, step() goes to the end of that step without a new one.
+  stepper.advance_to(t + 1e-9);
+  const long steps = stepper.statistics().stats.steps;
+  if (stepper.time() < t) FAIL("time went back");
+  stepper.step();
+  CHECK(stepper.statistics().stats.steps <= steps + 1);
+  CHECK(stepper.time() > t);
+}
+
+TEST_CASE("api: observers see every output and event; contact results at rest give m g") {
+  struct Counter : SimulationObserver {
+    int outputs = 0, events = 0;
+    void on_output(double, const VectorX&) override { ++outputs; }
+    void on_event(const EventInstant&, const VectorX&) override { ++events; }
+  } counter;
+  Model model = load_scene_file("bouncing_sphere", {"simulation.stop_time=6"});
+  Simulator simulator(model);
+  simulator.add_observer(counter);
+  simulator.advance_to(6.0);
+  CHECK(counter.outputs == 601);  // t = 0, 0.01, ..., 6
+  const SimulationResult stats = simulator.statistics();
+  CHECK(counter.events == stats.state_events + stats.time_events);
+  // At rest the one contact carries the weight: f_n = m g to the damping of the residual motion.
+  const std::vector<ContactResult> contacts = simulator.contact_results();
+  REQUIRE(contacts.size() == 1);
+  const double weight = model.bodies[model.find_body("ball")].mass * 9.81;
+  CHECK(contacts[0].normal_force == relative(weight, 1e-6));
+  CHECK(simulator.model().shape_label(contacts[0].shape_b) == "ball/sphere");
+  CHECK(contacts[0].normal_W.z() == relative(1.0, 1e-12));
+  // Energy was lost in the impacts only: below m g h of the drop.
+  CHECK(simulator.energy() < weight * 1.1);
+}
+
+class Decay final : public HybridSystem {
+ public:
+  int state_size() const override { return 1; }
+  void initial_state(VectorRef x0) const override { x0[0] = 1.0; }
+  EventOutcome initialize(double, VectorRef) override { return {}; }
+  void compute_derivatives(double, ConstVectorRef x, VectorRef xdot) override {
+    ++rhs_;
+    xdot[0] = -x[0];
+  }
+  int crossing_count() const override { return 0; }
+  std::vector<int> crossing_directions() const override { return {}; }
+  void compute_crossings(double, ConstVectorRef, VectorRef) override {}
+  EventOutcome handle_state_event(double, VectorRef, std::span<const int>) override { return {}; }
+  long rhs_evaluation_count() const override { return rhs_; }
+
+ private:
+  long rhs_ = 0;
+};
+
+TEST_CASE("api: misuse is an InputError, a user system has no scene") {
+  CHECK_THROWS_AS(Simulator(load_scene_file("bouncing_sphere"), {.integrator = "no-such"}),
+                  InputError);
+  CHECK_THROWS_AS(Simulator(load_scene_file("bouncing_sphere"), {.rtol = -1.0}), InputError);
+  Simulator simulator(load_scene_file("bouncing_sphere"));
+  CHECK_THROWS_WITH_AS(simulator.body_state("nobody"), doctest::Contains("nobody"), InputError);
+  CHECK_THROWS_AS(simulator.set_input("nothing", Vec3::Zero()), InputError);
+  simulator.advance_to(0.2);
+  CHECK_THROWS_AS(simulator.advance_to(0.1), InputError);
+  CHECK_THROWS_AS(simulator.advance_to(std::nan("")), InputError);
+  CHECK(simulator.time() == 0.2);
+
+  CHECK_THROWS_WITH_AS(ModelBuilder("bad").sphere("ghost", "s", 0.1, "Steel"),
+                       doctest::Contains("ghost"), InputError);
+  ModelBuilder negative("negative");
+  negative.body({.name = "ball"}).sphere("ball", "s", -0.1, "Steel");
+  CHECK_THROWS_WITH_AS(negative.build(), doctest::Contains("radius"), InputError);
+
+  // A user system: exp(-t) to the tolerance; scene queries refuse.
+  Decay decay;
+  SimulationOptions options;
+  options.stop_time = 2.0;
+  options.integrator.rtol = 1e-10;
+  options.integrator.atol = 1e-12;
+  Simulator own(decay, options, "cvode-adams");
+  own.advance_to(2.0);
+  CHECK(own.state()[0] == relative(std::exp(-2.0), 1e-8));
+  CHECK_THROWS_AS(own.model(), InputError);
+  CHECK_THROWS_AS(own.body_state("ball"), InputError);
+  CHECK(std::string(version()) == HYBRIDSIM_VERSION_STRING);
+}
+
+}  // namespace
+}  // namespace hybridsim
