@@ -20,31 +20,42 @@
 
 namespace hybridsim {
 
+// The normal force law of a contact (see above): elastic (Hertz with c_res, c_geo and a damping
+// d from the pre-impact speed), hunt_crossley (K and d from the two shapes), linear (kp, kd).
 enum class NormalLaw { elastic, hunt_crossley, linear };
+// How the elastic law's damping d (s/m) follows from e and v = |v-| (compute_damping_coefficient):
+//   exact               alpha*(e) / v, gives restitution e exactly (exact_damping_alpha)
+//   flores              8 (1 - e) / (5 e v)
+//   hunt_crossley       3 (1 - e) / (2 v)
+//   lankarani_nikravesh 3 (1 - e^2) / (4 v)
+//   gonthier            (1 - e^2) / (e v)
+// each capped at d_max.
 enum class DampingModel { exact, flores, hunt_crossley, lankarani_nikravesh, gonthier };
 
 // Everything the force law needs for one contact, resolved when the contact starts.
 struct ContactLawParameters {
-  NormalLaw normal_law = NormalLaw::elastic;
-  DampingModel damping_model = DampingModel::exact;
-  double exact_alpha = 0.0;     // exact_damping_alpha(restitution), for the exact damping model
-  double c_res = 0.0;           // N/m^2, combined stiffness k_red * c1 c2 / (c1 + c2)
-  double c_geo = 0.0;           // m^0.5, (4/3) sqrt(r_geo)
-  double n_geo = 1.5;           // penetration exponent n (elastic: 1.5)
-  double stiffness = 0.0;       // K of the elastic (c_res c_geo) and Hunt-Crossley laws, N/m^n
-  double dissipation = 0.0;     // Hunt-Crossley d, s/m (combined from the shapes)
-  double kp = 0.0;              // linear law stiffness, N/m
-  double kd = 0.0;              // linear law damping, N s/m
-  bool observer = false;        // detect contact, apply no force
-  double r_geo = 0.0;           // m, combined contact sphere radius
-  double restitution = 1.0;     // coefficient of restitution e
-  double v_small = 0.01;        // m/s, below this pre-impact speed e becomes 0
-  double max_damping = 2000.0;  // s/m, d_max
-  bool clamp = true;            // f_n >= 0
-  FrictionParameters friction;
-  double rolling_resistance = 0.0;     // mu_r, dimensionless (torque = mu_r * r_geo * f_n)
-  double torsional_friction = 0.0;     // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n)
-  double w_small = 0.01;               // rad/s, regularization of the rolling and spin torques
+  NormalLaw normal_law = NormalLaw::elastic;         // which normal force law applies
+  DampingModel damping_model = DampingModel::exact;  // how the elastic law's d is found
+  double exact_alpha = 0.0;  // exact_damping_alpha(restitution), for the exact damping model
+  // N/m^2 (Pa), combined stiffness k_red * c1 c2 / (c1 + c2), with c_i = E_i / (1 - nu_i^2) of
+  // the contact materials of the two shapes (Young's modulus E_i, Poisson ratio nu_i).
+  double c_res = 0.0;
+  double c_geo = 0.0;               // m^0.5, (4/3) sqrt(r_geo)
+  double n_geo = 1.5;               // penetration exponent n (elastic: 1.5)
+  double stiffness = 0.0;           // K of the elastic (c_res c_geo) and Hunt-Crossley laws, N/m^n
+  double dissipation = 0.0;         // Hunt-Crossley d, s/m (combined from the shapes)
+  double kp = 0.0;                  // linear law stiffness, N/m
+  double kd = 0.0;                  // linear law damping, N s/m
+  bool observer = false;            // detect contact, apply no force
+  double r_geo = 0.0;               // m, combined contact sphere radius
+  double restitution = 1.0;         // coefficient of restitution e
+  double v_small = 0.01;            // m/s, below this pre-impact speed e becomes 0
+  double max_damping = 2000.0;      // s/m, d_max
+  bool clamp = true;                // f_n >= 0
+  FrictionParameters friction;      // tangential friction law and its coefficients
+  double rolling_resistance = 0.0;  // mu_r, dimensionless (torque = mu_r * r_geo * f_n)
+  double torsional_friction = 0.0;  // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n)
+  double w_small = 0.01;            // rad/s, regularization of the rolling and spin torques
   bool merged_rolling_torque = false;  // Modia3D: one torque opposing the whole relative rotation
 };
 
@@ -53,22 +64,24 @@ struct ContactKinematics {
   double penetration = 0.0;       // delta = -distance, m (positive penetrating)
   double penetration_rate = 0.0;  // delta_dot = -v_rel . n, m/s (positive approaching)
   Vec3 n_AB_W = Vec3::UnitZ();    // unit normal from A to B
-  Vec3 v_slip_W = Vec3::Zero();   // tangential part of v_B(C) - v_A(C)
-  Vec3 w_rel_W = Vec3::Zero();    // w_B - w_A
-  Vec3 fdir1_W = Vec3::Zero();    // first friction direction of the pair, zero for none
+  Vec3 v_slip_W = Vec3::Zero();   // tangential part of v_B(C) - v_A(C), m/s
+  Vec3 w_rel_W = Vec3::Zero();    // w_B - w_A, angular velocity of B's body minus A's, rad/s
+  Vec3 fdir1_W = Vec3::Zero();    // unit first friction direction of the pair, zero for none
   int contact_count = 1;          // contact points between the same two bodies
 };
 
+// The contact law's output for one contact, world frame; zero for an observer pair.
 struct ContactForce {
-  Vec3 f_B_W = Vec3::Zero();       // force on B at C (A receives -f_B_W)
-  Vec3 tau_B_W = Vec3::Zero();     // pure torque on B (A receives -tau_B_W)
-  double normal_force = 0.0;       // N
-  Vec3 friction_W = Vec3::Zero();  // tangential part of f_B_W
+  Vec3 f_B_W = Vec3::Zero();       // force on B at C, N (A receives -f_B_W)
+  Vec3 tau_B_W = Vec3::Zero();     // pure torque on B, N m (A receives -tau_B_W)
+  double normal_force = 0.0;       // N, f_n along n_AB_W (negative only when unclamped)
+  Vec3 friction_W = Vec3::Zero();  // tangential part of f_B_W, N
 };
 
 // Per-pair results of the contact law at one instant (Modia3D's ContactResult), world frame.
 struct ContactResult {
-  std::uint64_t pair = 0;                // PairId of the two shapes (smaller index high)
+  // Key of the shape pair: shape_a (the smaller index) in the high 32 bits, shape_b in the low.
+  std::uint64_t pair = 0;
   int shape_a = -1;                      // Model::shapes index of A (A < B)
   int shape_b = -1;                      // Model::shapes index of B
   double penetration = 0.0;              // delta, m
@@ -76,10 +89,10 @@ struct ContactResult {
   Vec3 slip_velocity_W = Vec3::Zero();   // tangential v_B(C) - v_A(C), m/s
   double normal_force = 0.0;             // N
   Vec3 friction_force_W = Vec3::Zero();  // tangential force on B, N
-  Vec3 point_W = Vec3::Zero();           // contact point C
-  Vec3 normal_W = Vec3::Zero();          // from A to B
-  Vec3 force_on_B_W = Vec3::Zero();      // total force on B at C (A receives the opposite)
-  Vec3 torque_on_B_W = Vec3::Zero();     // pure torque on B (rolling and spin resistance)
+  Vec3 point_W = Vec3::Zero();           // contact point C, world frame, m
+  Vec3 normal_W = Vec3::Zero();          // unit normal from A to B
+  Vec3 force_on_B_W = Vec3::Zero();      // total force on B at C, N (A receives the opposite)
+  Vec3 torque_on_B_W = Vec3::Zero();     // pure torque on B, N m (rolling and spin resistance)
 };
 
 // Positive root alpha* of (1 + e) alpha = ln((1 + alpha) / (1 - e alpha)) on (0, 1/e): with
@@ -95,21 +108,25 @@ double achieved_restitution(double alpha);
 // uses e_cur = 0 below v_small, and is capped at d_max.
 double compute_damping_coefficient(const ContactLawParameters& law, double pre_impact_speed);
 
-// The damping coefficient a contact keeps from its start (d_res): the elastic law's from v-, the
-// Hunt-Crossley dissipation, the linear law's kd.
+// The damping coefficient a contact keeps from its start (d_res): the elastic law's d from v-
+// (s/m), the Hunt-Crossley dissipation d (s/m), the linear law's kd (N s/m).
 double compute_contact_damping(const ContactLawParameters& law, double pre_impact_speed);
 
-// The normal force (before the clamp when clamp is off) at penetration delta and rate delta_dot.
+// The normal force f_n in N at penetration delta (m) and rate delta_dot (m/s, positive
+// approaching), clamped at f_n >= 0 when law.clamp. `damping` is d_res
+// (compute_contact_damping; s/m, or N s/m for the linear law). Zero without penetration.
 double compute_normal_force(const ContactLawParameters& law, double damping, double penetration,
                             double penetration_rate);
 
-// Potential energy stored by the undamped part of the normal law at penetration delta.
+// Potential energy in J stored by the undamped part of the normal law at penetration delta (m);
+// 0 for delta <= 0.
 double compute_elastic_energy(const ContactLawParameters& law, double penetration);
 
 // The force and torque of one contact. `damping` is d_res, fixed at contact start.
 ContactForce compute_contact_force(const ContactLawParameters& law, double damping,
                                    const ContactKinematics& kinematics);
 
+// The enumerator's name as in scene files ("elastic", "lankarani_nikravesh", ...).
 std::string_view to_string(NormalLaw law);
 std::string_view to_string(DampingModel model);
 

@@ -1,5 +1,6 @@
-// Errors at the API edge (design.md §8): bad input is an exception whose message names the file,
-// the key and the value. Numerical outcomes are statuses, not exceptions (see integrators/).
+// Errors at the API edge (design.md §8): bad input is an exception whose message names, where
+// they apply, the file, the key and the value. Numerical outcomes are statuses, not exceptions
+// (see integrators/).
 #pragma once
 
 #include <stdexcept>

@@ -11,49 +11,65 @@
 
 namespace hybridsim {
 
+// Writable and read-only views of a state-sized vector (x, x', z) without copies. Entries have
+// the units of the system's state layout (for scenes: 13 per free body, core/rigid_body.hpp).
 using VectorRef = Eigen::Ref<Eigen::VectorXd>;
 using ConstVectorRef = Eigen::Ref<const Eigen::VectorXd>;
 
-// One entry of the event log (spec/outputs.md, events JSONL).
+// One entry of the event log (spec/outputs.md, events JSONL). Fields that do not apply to a kind
+// stay NaN or empty.
 struct EventRecord {
+  // contact_start: a shape pair entered the contact set. contact_end: it left it. time_event: an
+  // input breakpoint or a host change of an input (see description). guard_stop: the Zeno guard
+  // stopped the run.
   enum class Kind { contact_start, contact_end, time_event, guard_stop };
-  double t = 0.0;
+  double t = 0.0;  // s, time of the event
   Kind kind = Kind::contact_start;
-  std::string crossing;             // "z1", "z2", or empty (initialisation, time events)
-  std::string pair_a, pair_b;       // "body/shape" of A and B, A < B
-  double distance = kNaN;           // distanceOrg at the event, m
-  double crossing_distance = kNaN;  // distanceOrg + contact_eps (the force-law distance), m
-  Vec3 normal_W = Vec3::Constant(kNaN);
-  Vec3 point_W = Vec3::Constant(kNaN);
-  double pre_impact_velocity = kNaN;  // stored delta_dot-, m/s, positive approaching
-  double c_res = kNaN;                // N/m^2
-  double d_res = kNaN;                // s/m
+  std::string crossing;        // "z1", "z2", "z1,z2", or empty (initialisation, time events)
+  std::string pair_a, pair_b;  // "body/shape" of A and B, A < B
+  // Signed distance of the two shapes at the event (distanceOrg), m: < 0 penetrating.
+  double distance = kNaN;
+  double crossing_distance = kNaN;  // distance + contact_eps, the distance the force law uses, m
+  Vec3 normal_W = Vec3::Constant(kNaN);  // unit contact normal from A to B, world frame
+  Vec3 point_W = Vec3::Constant(kNaN);   // contact point C, world frame, m
+  // contact_start only: the stored delta_dot- (m/s, positive approaching), and the stiffness and
+  // damping the law keeps. elastic: c_res (N/m^2) and d (s/m); hunt_crossley: K (N/m^n) and
+  // d (s/m); linear: kp (N/m) and kd (N s/m).
+  double pre_impact_velocity = kNaN;  // m/s
+  double c_res = kNaN;                // N/m^2, N/m^n or N/m by law (see above)
+  double d_res = kNaN;                // s/m, or N s/m for the linear law
   std::string description;            // time events and guard stops
 };
 
+// The kind's name as in the events JSONL ("contact_start", ...).
 std::string_view to_string(EventRecord::Kind kind);
 
 // What happened at one event instant.
 struct EventOutcome {
-  bool state_changed = false;  // x was modified (the integrator must restart anyway)
-  std::vector<EventRecord> records;
+  bool state_changed = false;        // x was modified (the integrator must restart anyway)
+  std::vector<EventRecord> records;  // log entries of this instant, in order (may be empty)
 };
 
-// What kind of instant an event log entry describes.
+// What kind of instant an event log entry describes: initialization (the start time, the initial
+// contact set), state_event (a crossing function triggered), time_event (next_time_event reached,
+// or a host changed an input), guard_stop (the Zeno guard stopped the run).
 enum class EventInstantKind { initialization, state_event, time_event, guard_stop };
 
+// One event instant as reported to observers.
 struct EventInstant {
   EventInstantKind kind = EventInstantKind::state_event;
-  double t = 0.0;
+  double t = 0.0;                // s
   std::vector<int> roots_found;  // state events: per crossing function, nonzero if it triggered
-  EventOutcome outcome;
+  EventOutcome outcome;          // what the system did there and the records it logged
 };
 
 class HybridSystem {
  public:
   virtual ~HybridSystem() = default;
 
+  // Number of continuous states (the length of x).
   virtual int state_size() const = 0;
+  // Writes the state at the start time into x0 (of length state_size()).
   virtual void initial_state(VectorRef x0) const = 0;
 
   // Sets the discrete state at the start time (for contacts: the initial contact set).

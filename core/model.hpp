@@ -13,8 +13,10 @@
 
 namespace hybridsim {
 
+// A solid material (from the palette or the scene): density for the mass properties, elasticity
+// and Hunt-Crossley values for the contact laws.
 struct Material {
-  std::string name = {};
+  std::string name = {};        // unique among Model::materials; named by shapes and pairs
   double density = 0.0;         // kg/m^3
   double youngs_modulus = 0.0;  // Pa
   double poisson_ratio = 0.0;   // -
@@ -25,85 +27,108 @@ struct Material {
 
 // Contact parameters of an unordered pair of material names (design.md §5).
 struct ContactMaterial {
-  std::string material_a;
-  std::string material_b;
-  double restitution = 1.0;
+  std::string material_a;    // Material::name of one side
+  std::string material_b;    // Material::name of the other side (the order does not matter)
+  double restitution = 1.0;  // coefficient of restitution e, dimensionless, in [0, 1]
   NormalLaw normal_law = NormalLaw::elastic;
-  DampingModel damping_model = DampingModel::exact;
-  double exponent = 1.0;  // Hunt-Crossley penetration exponent
-  double kp = 0.0;        // linear law, N/m
-  double kd = 0.0;        // linear law, N s/m
-  bool observer = false;  // contact events, no force
-  double v_small = 0.01;  // m/s
-  bool clamp = true;
-  FrictionParameters friction;
-  double rolling_resistance = 0.0;
-  double torsional_friction = 0.0;
-  double w_small = 0.01;  // rad/s
+  DampingModel damping_model = DampingModel::exact;  // elastic law: how d follows from e and v-
+  double exponent = 1.0;        // Hunt-Crossley penetration exponent n, dimensionless
+  double kp = 0.0;              // linear law, N/m
+  double kd = 0.0;              // linear law, N s/m
+  bool observer = false;        // contact events, no force
+  double v_small = 0.01;        // m/s; below this pre-impact speed e is taken as 0 (elastic law)
+  bool clamp = true;            // clamp the normal force at f_n >= 0 (no pull); false: unclamped
+  FrictionParameters friction;  // tangential friction law and its coefficients
+  double rolling_resistance = 0.0;  // mu_r, dimensionless (torque = mu_r * r_geo * f_n, N m)
+  double torsional_friction = 0.0;  // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n, N m)
+  double w_small = 0.01;  // rad/s; rolling and spin torques are regularised below this speed
+  // Modia3D's form: one torque mu_r r_geo f_n opposing the whole relative rotation w_B - w_A
+  // (torsional_friction unused); false: separate rolling and spin torques.
   bool merged_rolling_torque = false;
-  double exact_alpha = 0.0;  // exact_damping_alpha(restitution), computed at load
+  double exact_alpha = 0.0;  // exact_damping_alpha(restitution), dimensionless, computed at load
 };
 
+// Geometry of a shape: a sphere (radius), a box (half_extents) or a half-space (normal_S,
+// offset; fixed bodies only).
 enum class ShapeType { sphere, box, halfspace };
 
+// A shape rigidly attached to a body, with its own frame S (pose X_BS). It gives the body mass
+// (from Shape::material) and, when `collision` is set, takes part in contacts.
 struct Shape {
   std::string name;  // unique within its body; defaults to the shape's index in the body
   int body = -1;     // index into Model::bodies
   ShapeType type = ShapeType::sphere;
   double radius = 0.0;               // sphere, m
-  Vec3 half_extents = Vec3::Zero();  // box, m (half of the full edge lengths)
-  Vec3 normal_S = Vec3::UnitZ();     // halfspace: the solid is {x : normal . x <= offset}
-  double offset = 0.0;               // halfspace, m
-  Pose X_BS;                         // pose of the shape frame S in the body frame B
-  int material = -1;                 // index into Model::materials (density, elasticity)
-  int contact_material = -1;         // index into Model::materials used for contact pairs
-  bool collision = true;
-  double contact_sphere_radius = 0.0;  // m; +inf for a flat half-space
-  bool flat = false;                   // flat shapes (box, half-space) use the curved partner's r
-  double hunt_crossley_stiffness = kNaN;    // overrides the material's when given
-  double hunt_crossley_dissipation = kNaN;  // overrides the material's when given
-  Vec3 fdir1_B = Vec3::Zero();              // first friction direction, body frame; zero: none
+  Vec3 half_extents = Vec3::Zero();  // box, m (half of the full edge lengths), along S's axes
+  // halfspace: outward unit normal in S; the solid is {x_S : normal_S . x_S <= offset}
+  Vec3 normal_S = Vec3::UnitZ();
+  double offset = 0.0;  // halfspace, m, along normal_S
+  Pose X_BS;            // pose of the shape frame S in the body frame B
+  int material = -1;    // index into Model::materials for the density (mass)
+  // Index into Model::materials for contacts: elasticity, Hunt-Crossley values and the lookup
+  // of the ContactMaterial pair; defaults to `material`.
+  int contact_material = -1;
+  bool collision = true;  // takes part in contacts; false: adds mass and inertia only
+  // m, the radius r that r_geo combines; default: a sphere's radius, a box's smallest half
+  // extent, +inf for a flat half-space.
+  double contact_sphere_radius = 0.0;
+  bool flat = false;  // flat shapes (box, half-space) use the curved partner's r
+  // Hunt-Crossley K (N/m^n) and d (s/m) of this shape; override those of its contact material
+  // when given (NaN: not given).
+  double hunt_crossley_stiffness = kNaN;    // N/m^n
+  double hunt_crossley_dissipation = kNaN;  // s/m
+  Vec3 fdir1_B = Vec3::Zero();  // unit first friction direction, body frame B; zero: none
 };
 
+// A rigid body with frame B. A free body has 13 states (core/rigid_body.hpp); a fixed body stays
+// at its initial pose and has no states.
 struct Body {
-  std::string name = {};
-  bool fixed = false;
+  std::string name = {};                      // unique among Model::bodies
+  bool fixed = false;                         // true: never moves (no states)
   double mass = 0.0;                          // kg
   Mat3 inertia_com_B = Mat3::Zero();          // about the centre of mass, body frame, kg m^2
-  Mat3 inverse_inertia_com_B = Mat3::Zero();  // its inverse, set at load
-  Vec3 p_BCom_B = Vec3::Zero();               // centre of mass in the body frame
-  // Initial state: pose of the body frame in world, velocity of the body origin, world frame.
-  Vec3 p_WB = Vec3::Zero();
-  Quat q_WB = Quat::Identity();
-  Vec3 v_WB_W = Vec3::Zero();
-  Vec3 w_WB_W = Vec3::Zero();
-  std::vector<int> shapes;  // indices into Model::shapes
-  int state_offset = -1;    // first of the 13 states of a free body, -1 for a fixed body
+  Mat3 inverse_inertia_com_B = Mat3::Zero();  // its inverse, 1/(kg m^2), set at load
+  Vec3 p_BCom_B = Vec3::Zero();               // centre of mass from B's origin, body frame, m
+  // Initial state (the pose of a fixed body):
+  Vec3 p_WB = Vec3::Zero();      // position of B's origin in W, m
+  Quat q_WB = Quat::Identity();  // orientation of B in W (unit quaternion, body to world)
+  Vec3 v_WB_W = Vec3::Zero();    // velocity of B's origin, world frame, m/s
+  Vec3 w_WB_W = Vec3::Zero();    // angular velocity of B in W, world frame, rad/s
+  std::vector<int> shapes;       // indices into Model::shapes
+  int state_offset = -1;         // first of the 13 states of a free body, -1 for a fixed body
 };
 
+// An external force or torque on one body, its value given by a signal over time.
 struct Input {
-  std::string name = {};
-  int body = -1;  // target body, -1 for an input not applied to a body
+  std::string name = {};  // names the input in time-event records and for host overrides
+  int body = -1;          // target body, index into Model::bodies
+  // force: N, applied at the body's centre of mass. torque: N m, a pure torque.
   enum class Kind { force, torque } kind = Kind::force;
-  bool body_frame = false;  // the value is given in the body frame
-  Signal signal;
+  bool body_frame = false;  // the value is given in the body frame B; false: world frame W
+  Signal signal;            // the value over time (N or N m), in the frame above
 };
 
+// Contact detection and contact-law settings shared by all pairs (scene key `contact`).
 struct ContactSettings {
-  double contact_eps = 1e-13;    // m, hysteresis of the z1/z2 scheme
-  double mpr_tolerance = 1e-14;  // m (used by the libccd adapter of issue 3)
-  double max_damping = 2000.0;   // s/m, d_max
-  double stiffness_reduction = 1.0;
-  double max_events_per_second = 100000.0;  // Zeno / chattering guard
+  double contact_eps = 1e-13;  // m, hysteresis of the z1/z2 scheme
+  // m; reserved for the MPR narrowphase (none yet). Its only effect now: the default
+  // contact_eps = max(1e-13, 10 * mpr_tolerance) when the scene gives none.
+  double mpr_tolerance = 1e-14;
+  double max_damping = 2000.0;              // s/m, d_max
+  double stiffness_reduction = 1.0;         // k_red, dimensionless factor on c_res (elastic law)
+  double max_events_per_second = 100000.0;  // 1/s, Zeno / chattering guard (SimulationOptions)
 };
 
+// Run settings of a scene (scene key `simulation`); a host or the CLI may override them.
 struct SimulationSettings {
-  double stop_time = 1.0;
-  std::string integrator = "cvode-bdf";
-  double rtol = 1e-6;
-  std::optional<double> atol = std::nullopt;  // default: default_absolute_tolerance(rtol)
-  double output_interval = 0.01;
-  double max_step = kInfinity;
+  double stop_time = 1.0;                // s, simulated time at which the run ends
+  std::string integrator = "cvode-bdf";  // integrator registry name (list_integrators())
+  double rtol = 1e-6;                    // relative tolerance, dimensionless
+  // Absolute tolerance in the unit of each state (m, -, m/s, rad/s); default (nullopt):
+  // default_absolute_tolerance(rtol).
+  std::optional<double> atol = std::nullopt;
+  double output_interval = 0.01;  // s, between communication points
+  double max_step = kInfinity;    // s, bound on the integrator's step; +inf: none
 };
 
 // atol when a scene gives none: 1e-2 * rtol (m, m/s, rad/s scale; see docs/scene-format.md).
@@ -111,11 +136,12 @@ inline double default_absolute_tolerance(double rtol) {
   return 1e-2 * rtol;
 }
 
+// A loaded scene.
 struct Model {
-  std::string name = {};
-  std::string description;
-  std::string source;  // the scene file it came from
-  Vec3 gravity_W{0.0, 0.0, -9.81};
+  std::string name = {};            // the scene's `name`; default: the file name, no extension
+  std::string description;          // free text from the scene; may be empty
+  std::string source;               // the scene file it came from
+  Vec3 gravity_W{0.0, 0.0, -9.81};  // gravitational acceleration, world frame, m/s^2
   SimulationSettings simulation;
   ContactSettings contact;
   std::vector<Material> materials;

@@ -18,8 +18,8 @@ struct SimulationOptions {
   double stop_time = 1.0;
   double output_interval = 0.01;  // s; <= 0: outputs only at the start, events and the stop
   IntegratorSettings integrator;  // tolerances and step bounds
-  // Zeno / chattering guard: more than max_events_per_second * zeno_window events within any
-  // zeno_window of simulated time stop the run with SimulationStatus::zeno_guard.
+  // Zeno / chattering guard: more than max(10, max_events_per_second * zeno_window) state events
+  // within any zeno_window of simulated time stop the run with SimulationStatus::zeno_guard.
   double max_events_per_second = 100000.0;  // 1/s
   double zeno_window = 0.01;                // s
 };
@@ -37,9 +37,9 @@ std::string_view to_string(SimulationStatus status);
 // Counters of a run, summed over every integrator restart.
 struct SimulationResult {
   SimulationStatus status = SimulationStatus::ok;
-  std::string message;  // why the run stopped early; empty when ok
-  double t_end = 0.0;   // s, where the state was last computed
-  IntegratorStats stats;
+  std::string message;      // why the run stopped early; empty when ok
+  double t_end = 0.0;       // s, where the state was last computed
+  IntegratorStats stats;    // integrator counters summed over all segments
   long state_events = 0;    // instants at which a crossing function triggered
   long time_events = 0;     // input breakpoints and host changes of inputs
   long contact_starts = 0;  // contact_start records over all events
@@ -48,14 +48,16 @@ struct SimulationResult {
   long rhs_calls = 0;       // the system's own count of right-hand-side evaluations
 };
 
-// Called by a simulation as it goes. The state vector follows the system's layout (for scenes:
-// 13 per free body, docs/outputs.md); the reference is valid only during the call.
+// Called by a simulation as it goes. The state vector follows the system's layout; for scenes, 13
+// per free body in body order: position of the body origin in W (m), quaternion q_WB
+// (w, x, y, z), velocity of the body origin in W (m/s), angular velocity in B (rad/s). The
+// reference is valid only during the call.
 class SimulationObserver {
  public:
   virtual ~SimulationObserver() = default;
-  // A communication point (start, every output_interval, stop) with the state there.
+  // A communication point (start, every output_interval, stop) with its time t (s) and state.
   virtual void on_output(double /*t*/, const VectorX& /*x*/) {}
-  // An event instant with the state after its handling.
+  // An event instant (its time in instant.t, s) with the state after its handling.
   virtual void on_event(const EventInstant& /*instant*/, const VectorX& /*x*/) {}
 };
 

@@ -1,5 +1,5 @@
 // Scene loading: the YAML of spec/scene-format.md to a Model. Every error is an InputError whose
-// message names the file, the line, the key and the value.
+// message names the file and, where they apply, the line, the key path and the value.
 #pragma once
 
 #include <string>

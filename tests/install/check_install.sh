@@ -15,7 +15,7 @@ echo "installed into $prefix:"
 (cd "$prefix" && find . -type f | sort | sed 's/^/  /' | head -40)
 
 # 1. CMake package.
-cmake -S "$source_dir/examples" -B "$work/cmake-host" -DCMAKE_PREFIX_PATH="$prefix" \
+cmake -S "$source_dir/tools/examples" -B "$work/cmake-host" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Release >"$work/configure.log"
 cmake --build "$work/cmake-host" -j2 >"$work/build.log"
 for example in push_ball thermostat bounce_c; do
@@ -29,13 +29,13 @@ export PKG_CONFIG_PATH=$(dirname "$pc_file")
 libdir=$(pkg-config --variable=libdir hybridsim)
 test "$(pkg-config --modversion hybridsim)" = "$(sed -n 's/^project(hybridsim VERSION \([0-9.]*\).*/\1/p' "$source_dir/CMakeLists.txt")"
 # shellcheck disable=SC2046
-cc -std=c99 -Wall -Wextra -Werror -o "$work/bounce_pkgconfig" "$source_dir/examples/bounce.c" \
+cc -std=c99 -Wall -Wextra -Werror -o "$work/bounce_pkgconfig" "$source_dir/tools/examples/bounce.c" \
   $(pkg-config --cflags --libs hybridsim) -lm -Wl,-rpath,"$libdir"
 echo "pkg-config host: bounce.c"
 "$work/bounce_pkgconfig"
 # shellcheck disable=SC2046
 c++ -std=c++20 -O1 -Wall -Wextra -Werror -o "$work/thermostat_pkgconfig" \
-  "$source_dir/examples/thermostat.cpp" $(pkg-config --cflags --libs hybridsim) \
+  "$source_dir/tools/examples/thermostat.cpp" $(pkg-config --cflags --libs hybridsim) \
   -Wl,-rpath,"$libdir"
 echo "pkg-config host: thermostat.cpp"
 "$work/thermostat_pkgconfig"

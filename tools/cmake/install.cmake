@@ -13,10 +13,10 @@ install(TARGETS hybridsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # Public headers: the API's own and the headers of the lower layers that it includes.
 install(FILES
-  api/hybridsim/hybridsim.hpp
-  api/hybridsim/hybridsim.h
-  api/hybridsim/model_builder.hpp
-  api/hybridsim/simulator.hpp
+  tools/api/hybridsim/hybridsim.hpp
+  tools/api/hybridsim/hybridsim.h
+  tools/api/hybridsim/model_builder.hpp
+  tools/api/hybridsim/simulator.hpp
   ${CMAKE_CURRENT_BINARY_DIR}/generated/include/hybridsim/version.h
   DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/hybridsim)
 install(FILES
@@ -37,7 +37,7 @@ install(DIRECTORY models/scenes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim/
   FILES_MATCHING PATTERN "*.yaml")
 
 install(EXPORT hybridsimTargets NAMESPACE hybridsim:: DESTINATION ${HYBRIDSIM_INSTALL_CMAKE})
-configure_package_config_file(cmake/hybridsimConfig.cmake.in
+configure_package_config_file(tools/cmake/hybridsimConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/hybridsimConfig.cmake
   INSTALL_DESTINATION ${HYBRIDSIM_INSTALL_CMAKE})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/hybridsimConfigVersion.cmake
@@ -53,6 +53,6 @@ set(HYBRIDSIM_PC_PREFIX "\${pcfiledir}")
 foreach(component IN LISTS HYBRIDSIM_PC_DEPTH)
   string(APPEND HYBRIDSIM_PC_PREFIX "/..")
 endforeach()
-configure_file(cmake/hybridsim.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hybridsim.pc @ONLY)
+configure_file(tools/cmake/hybridsim.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hybridsim.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hybridsim.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

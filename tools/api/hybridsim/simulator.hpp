@@ -29,18 +29,22 @@ namespace hybridsim {
 
 // Choices for a scene simulator; an empty field takes the scene's value (Model::simulation).
 struct SimulatorConfig {
-  std::string integrator = {};  // registry name (list_integrators()); empty: the scene's
+  // Registry name (list_integrators()); empty: the scene's.
+  std::string integrator = {};
   std::optional<double> rtol = std::nullopt;  // relative tolerance
-  std::optional<double> atol = std::nullopt;  // absolute tolerance (m, m/s, rad/s scale)
-  std::optional<double> stop_time =
-      std::nullopt;  // s; the horizon the integrator's steps may reach
-  std::optional<double> output_interval =
-      std::nullopt;  // s; observers' on_output spacing (<= 0: none between)
-  std::optional<double> max_step = std::nullopt;  // s
+  // Absolute tolerance, in the units of each state (m, m/s, rad/s, quaternion units).
+  std::optional<double> atol = std::nullopt;
+  // s; the stop time: the horizon that integrator steps may reach without being cut at advance
+  // targets (advancing beyond it is allowed).
+  std::optional<double> stop_time = std::nullopt;
+  // s; spacing of the observers' on_output calls (<= 0: only start, events and stop).
+  std::optional<double> output_interval = std::nullopt;
+  std::optional<double> max_step = std::nullopt;  // s, the largest integrator step allowed
 };
 
 // The run options of a scene under a config, each empty field from the scene. InputError for a
-// tolerance or stop time that is not positive and finite.
+// tolerance or stop time that is not positive and finite, a non-finite output interval, or a
+// max_step that is not positive.
 SimulationOptions make_simulation_options(const Model& model, const SimulatorConfig& config);
 
 // The state of one body at the simulator's time.
@@ -61,10 +65,11 @@ enum class AdvanceStop {
   halted           // the status is no longer ok (status() and status_message() say why)
 };
 
+// What an advance_to or step call did.
 struct AdvanceResult {
-  AdvanceStop stop = AdvanceStop::target_reached;
-  double t = 0.0;  // the simulator's time on return, s
-  SimulationStatus status = SimulationStatus::ok;
+  AdvanceStop stop = AdvanceStop::target_reached;  // why it returned
+  double t = 0.0;                                  // the simulator's time on return, s
+  SimulationStatus status = SimulationStatus::ok;  // the run's status on return
 };
 
 class Simulator {
@@ -73,7 +78,8 @@ class Simulator {
   // unknown integrator or a non-positive tolerance or time.
   explicit Simulator(Model model, const SimulatorConfig& config = {});
   // Integrates a host's own hybrid system, which must outlive the simulator, with the named
-  // integrator. Scene queries (body_state, set_input, contact_results, model) throw InputError.
+  // integrator. Scene queries (model, body_state, contact_results, energy, input_value,
+  // set_input, release_input) throw InputError.
   Simulator(HybridSystem& system, const SimulationOptions& options,
             const std::string& integrator = "cvode-bdf");
   ~Simulator();
@@ -96,18 +102,22 @@ class Simulator {
   double time() const;                 // s
   SimulationStatus status() const;     // ok until a numerical failure
   std::string status_message() const;  // why the status is not ok; empty when ok
-  const VectorX& state() const;        // the system's state vector at time()
+  // The system's state vector at time(). For scenes: 13 values per free body, in body order:
+  // position of the body origin in W (m), quaternion q_WB (w, x, y, z), velocity of the body
+  // origin in W (m/s), angular velocity of B in B (rad/s).
+  const VectorX& state() const;
   // Integrator statistics and event counters so far, summed over restarts.
   SimulationResult statistics() const;
   // Every event record so far (initial contacts, contact starts and ends, time events, a guard
   // stop), in time order. clear_events() forgets them (hosts that poll and keep their own).
   const std::vector<EventRecord>& events() const;
   void clear_events();
-  const SimulationOptions& options() const;
-  const std::string& integrator_name() const;
+  const SimulationOptions& options() const;    // the run options in force
+  const std::string& integrator_name() const;  // the registry name of the integrator
 
   // Scene simulators only (InputError otherwise, and for unknown names):
-  const Model& model() const;
+  const Model& model() const;  // the scene being simulated
+  // The state of the named body at time() (world frame; see BodyState).
   BodyState body_state(std::string_view body) const;
   // Results of the contact law for every pair in contact at time() (ContactResult, world frame);
   // Model::shape_label(result.shape_a) names a shape.
@@ -117,8 +127,9 @@ class Simulator {
   // The current value of an input (force N or torque N m, in its frame).
   Vec3 input_value(std::string_view input) const;
   // Replaces an input's signal by a constant value from time() on (force N or torque N m, in the
-  // input's frame). A change is a time event with a restart of the integrator, logged as an
-  // event record "input NAME set by the host".
+  // input's frame). Once the run has started a change is a time event with a restart of the
+  // integrator, logged as an event record "input NAME set by the host to [x, y, z]"; before the
+  // first advance or read it simply sets the starting value.
   void set_input(std::string_view input, const Vec3& value);
   // Returns an input to its scene signal from time() on (a time event, as set_input).
   void release_input(std::string_view input);

@@ -20,15 +20,16 @@ namespace hybridsim {
 struct ShapePlacement {
   Vec3 position_B = Vec3::Zero();          // origin of S in B, m
   Quat orientation_BS = Quat::Identity();  // rotation of S relative to B
-  std::string contact_material = {};       // material for contact pairs; empty: the shape's
-  bool collision = true;                   // false: a visual / mass-only shape
+  // The material whose contact pairs apply to this shape; empty: the shape's own material.
+  std::string contact_material = {};
+  bool collision = true;  // false: a visual / mass-only shape
 };
 
 // Initial state and mass properties of one body.
 struct BodySpec {
-  std::string name = {};  // unique in the model
-  bool fixed = false;
-  Vec3 position_W = Vec3::Zero();          // p_WB, origin of B in W, m
+  std::string name = {};           // unique in the model
+  bool fixed = false;              // a fixed body does not move and has no states (ground, walls)
+  Vec3 position_W = Vec3::Zero();  // p_WB, origin of B in W, m
   Quat orientation_WB = Quat::Identity();  // rotation of B relative to W
   Vec3 linear_velocity_W = Vec3::Zero();   // velocity of B's origin in W, m/s
   Vec3 angular_velocity_W = Vec3::Zero();  // angular velocity of B in W, rad/s
@@ -38,6 +39,8 @@ struct BodySpec {
   std::optional<Mat3> inertia_com_B = std::nullopt;     // about the centre of mass, B axes, kg m^2
 };
 
+// Builds a scene step by step; every call returns the builder for chaining. Shapes name their
+// body, which must have been added before. Nothing is checked until build().
 class ModelBuilder {
  public:
   // `name` becomes Model::name and stands for the file in error messages.
@@ -50,13 +53,15 @@ class ModelBuilder {
 
   // Gravity in W, m/s^2 (default (0, 0, -9.81)).
   ModelBuilder& gravity(const Vec3& gravity_W);
-  // The scene's simulation settings (stop time in s, integrator name, rtol, output interval in s).
+  // The scene's simulation settings: stop time (s), integrator name, rtol, atol when given,
+  // output interval (s), max step (s) when finite.
   ModelBuilder& simulation(const SimulationSettings& settings);
   // A solid material (density kg/m^3, Young's modulus Pa, Poisson ratio); one named like a palette
   // material replaces it.
   ModelBuilder& material(const Material& material);
-  // The contact law of an unordered pair of materials (every field of ContactMaterial is written;
-  // exact_alpha is derived).
+  // The contact law of an unordered pair of materials. Every field that applies to the chosen laws
+  // is written (exponent for hunt_crossley, kp and kd for linear, friction unless its model is
+  // none); exact_alpha is derived at build().
   ModelBuilder& contact_material(const ContactMaterial& pair);
 
   // A body; its shapes follow with the shape calls naming it.
@@ -67,7 +72,8 @@ class ModelBuilder {
   // A box with full edge lengths `size` (m) along the S axes, centred at the shape origin.
   ModelBuilder& box(const std::string& body, const std::string& shape, const Vec3& size,
                     const std::string& material, const ShapePlacement& placement = {});
-  // The half-space {x_S : normal_S . x_S <= offset} (offset in m) on a fixed body.
+  // The half-space {x_S : normal_S . x_S <= offset} (offset in m) on a fixed body; normal_S need
+  // not be unit length (it is normalised).
   ModelBuilder& halfspace(const std::string& body, const std::string& shape, const Vec3& normal_S,
                           double offset, const std::string& material,
                           const ShapePlacement& placement = {});

@@ -1,10 +1,10 @@
 /* hybridsim C API: a scene simulator behind an opaque handle, for hosts in C and for wrappers
  * (Python ctypes/cffi, Julia ccall, ...).
  *
- * Every function returns a hybridsim_status; on an error the handle keeps a message that names
- * what was wrong (file, key and value for scene errors), read with hybridsim_error_message(). No
- * C++ exception crosses this interface. A handle has no shared state with other handles: handles
- * may be used in parallel threads, each by one thread at a time.
+ * Every function that can fail returns a hybridsim_status; on an error the handle keeps a message
+ * that names what was wrong (file, key and value for scene errors), read with
+ * hybridsim_error_message(). No C++ exception crosses this interface. A handle has no shared state
+ * with other handles: handles may be used in parallel threads, each by one thread at a time.
  *
  * Frames: W is the world frame, B a body frame. Units: SI (m, kg, s, N, rad); times are simulated
  * time in s. Quaternions are (w, x, y, z). Vectors are double[3] in the frame their name says.
@@ -74,23 +74,24 @@ typedef struct hybridsim_statistics {
   long contact_ends;         /* contact_end records */
   long restarts;             /* integrator re-initialisations */
   double t;                  /* the simulator's time, s */
-  hybridsim_simulation_status simulation_status;
+  hybridsim_simulation_status simulation_status; /* how the run stands */
 } hybridsim_statistics;
 
 /* Kind of an event record. */
 typedef enum hybridsim_event_kind {
-  HYBRIDSIM_EVENT_CONTACT_START = 0,
-  HYBRIDSIM_EVENT_CONTACT_END = 1,
-  HYBRIDSIM_EVENT_TIME_EVENT = 2, /* an input breakpoint or a host input change */
-  HYBRIDSIM_EVENT_GUARD_STOP = 3  /* the Zeno guard stopped the run */
+  HYBRIDSIM_EVENT_CONTACT_START = 0, /* a pair came into contact (or was at the start) */
+  HYBRIDSIM_EVENT_CONTACT_END = 1,   /* a pair separated */
+  HYBRIDSIM_EVENT_TIME_EVENT = 2,    /* an input breakpoint or a host input change */
+  HYBRIDSIM_EVENT_GUARD_STOP = 3     /* the Zeno guard stopped the run */
 } hybridsim_event_kind;
 
 /* One event record (docs/outputs.md, events JSONL). Strings point into the simulator and stay
- * valid until the next call that advances, sets an input, clears events or frees the handle.
+ * valid until the next call that advances, steps, sets or releases an input, clears events,
+ * loads a scene or frees the handle.
  * Numbers that do not apply to the kind are NaN. */
 typedef struct hybridsim_event {
-  double t; /* s */
-  hybridsim_event_kind kind;
+  double t;                   /* s */
+  hybridsim_event_kind kind;  /* what happened */
   const char* crossing;       /* "z1", "z2", or "" (initialisation, time events) */
   const char* shape_a;        /* "body/shape" of A (A < B); "" for time events */
   const char* shape_b;        /* "body/shape" of B */
@@ -101,7 +102,10 @@ typedef struct hybridsim_event {
   const char* description;    /* time events and guard stops; "" otherwise */
 } hybridsim_event;
 
-/* Contact-law results of one pair in contact, world frame. Strings as for hybridsim_event. */
+/* Contact-law results of one pair in contact, world frame W. The contacts are a snapshot taken
+ * by hybridsim_get_contact_count; its strings stay valid until the next get_contact_count, load or
+ * free. After an advance, step or input change the snapshot is dropped: call get_contact_count
+ * again (get_contact returns HYBRIDSIM_ERROR_NOT_FOUND until then). */
 typedef struct hybridsim_contact {
   const char* shape_a;      /* "body/shape" of A */
   const char* shape_b;      /* "body/shape" of B */
@@ -134,7 +138,9 @@ const char* hybridsim_error_message(const hybridsim_simulator* sim);
 
 /* --- Loading ---------------------------------------------------------------------------------- */
 /* Options, before loading: "integrator" (a registry name), "rtol", "atol", "stop_time" (s),
- * "output_interval" (s), "max_step" (s); numbers as text. Empty: the scene's own. */
+ * "output_interval" (s), "max_step" (s); numbers as text. An option not set takes the scene's
+ * value. An unknown key is HYBRIDSIM_ERROR_NOT_FOUND; a value that is not a finite number, or an
+ * unknown integrator, is HYBRIDSIM_ERROR_INPUT; after loading, HYBRIDSIM_ERROR_STATE. */
 hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key, const char* value);
 /* A scene override "KEY=VALUE" applied at loading, as `hybridsim run --set`. */
 hybridsim_status hybridsim_add_override(hybridsim_simulator* sim, const char* assignment);
@@ -154,16 +160,21 @@ hybridsim_status hybridsim_advance_to(hybridsim_simulator* sim, double t, int st
 hybridsim_status hybridsim_step(hybridsim_simulator* sim, double* t_reached);
 
 /* --- Reading ---------------------------------------------------------------------------------- */
+/* The simulator's time, s. */
 hybridsim_status hybridsim_get_time(const hybridsim_simulator* sim, double* t);
-/* The state vector (13 per free body: position m, quaternion wxyz, velocity of the body origin in
- * W m/s, angular velocity in B rad/s; docs/outputs.md). */
+/* The state vector: 13 values per free body, in body order: position of the body origin in W (m),
+ * quaternion q_WB (w, x, y, z), velocity of the body origin in W (m/s), angular velocity of B in
+ * B (rad/s). get_state copies it into `state`, which holds `capacity` doubles
+ * (HYBRIDSIM_ERROR_BUFFER if fewer than the state size). */
 hybridsim_status hybridsim_get_state_size(const hybridsim_simulator* sim, size_t* size);
 hybridsim_status hybridsim_get_state(const hybridsim_simulator* sim, double* state,
                                      size_t capacity);
+/* The state of the named body (HYBRIDSIM_ERROR_NOT_FOUND for an unknown name). */
 hybridsim_status hybridsim_get_body_state(const hybridsim_simulator* sim, const char* body,
                                           hybridsim_body_state* state);
 /* Kinetic + gravitational potential + elastic contact energy, J. */
 hybridsim_status hybridsim_get_energy(const hybridsim_simulator* sim, double* energy);
+/* Integrator statistics, event counters, time and status so far. */
 hybridsim_status hybridsim_get_statistics(const hybridsim_simulator* sim,
                                           hybridsim_statistics* statistics);
 /* Event records so far, in time order; clear_events forgets them. */
@@ -178,7 +189,9 @@ hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
 
 /* --- Inputs ----------------------------------------------------------------------------------- */
 /* Sets an input to a constant (force N or torque N m, in the input's frame) from the current time
- * on: a time event with a restart. release_input returns it to its scene signal. */
+ * on: a time event with a restart once the run has started. get_input reads the value in force
+ * now; release_input returns the input to its scene signal (a time event too). Unknown names are
+ * HYBRIDSIM_ERROR_NOT_FOUND. */
 hybridsim_status hybridsim_set_input(hybridsim_simulator* sim, const char* input,
                                      const double value[3]);
 hybridsim_status hybridsim_get_input(const hybridsim_simulator* sim, const char* input,
