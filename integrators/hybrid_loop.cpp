@@ -102,10 +102,12 @@ void HybridLoop::start(SimulationObserver* observer) {
   observer_ = observer;
   rhs_calls_before_ = system_.rhs_evaluation_count();
   t_ = options_.start_time;
-  x_.resize(system_.state_size());
-  x_output_.resize(system_.state_size());
-  system_.initial_state(x_);
+  t_integrator_ = t_;
   try {
+    x_.resize(system_.state_size());
+    x_output_.resize(system_.state_size());
+    system_.initial_state(x_);
+    x_integrator_ = x_;
     // Initial discrete state and the first output.
     EventInstant initial{EventInstantKind::initialization, t_, {}, system_.initialize(t_, x_)};
     if (!initial.outcome.records.empty()) report_event(std::move(initial));
@@ -148,6 +150,7 @@ void HybridLoop::handle_pending_root() {
 void HybridLoop::handle_time_event() {
   t_ = t_integrator_;
   x_ = x_integrator_;
+  time_event_pending_ = false;
   EventInstant instant{EventInstantKind::time_event, t_, {}, system_.handle_time_event(t_, x_)};
   report_event(std::move(instant));
   restart();
@@ -169,7 +172,7 @@ HybridLoop::Stop HybridLoop::advance(double target, bool stop_at_event, bool sin
   double goal = target;
   bool stepped = false;
   if (single_step && t_integrator_ > t_) {
-    goal = t_integrator_;
+    goal = std::min(t_integrator_, target);
     stepped = true;
   }
   try {
@@ -178,6 +181,14 @@ HybridLoop::Stop HybridLoop::advance(double target, bool stop_at_event, bool sin
       if (root_pending_ && t_integrator_ <= goal) {
         handle_pending_root();
         if (result_.status != SimulationStatus::ok) return Stop::halted;
+        if (stop_at_event) return Stop::event;
+        continue;
+      }
+      // A time event that ended the last step, once reached (at the stop time itself the run ends
+      // without it).
+      if (time_event_pending_ &&
+          (t_integrator_ < goal || (t_integrator_ == goal && goal < options_.stop_time))) {
+        handle_time_event();
         if (stop_at_event) return Stop::event;
         continue;
       }
@@ -195,7 +206,8 @@ HybridLoop::Stop HybridLoop::advance(double target, bool stop_at_event, bool sin
         continue;
       }
 
-      const StepResult step = integrator_.step(std::min(step_horizon, t_event));
+      const double t_limit = std::min(step_horizon, t_event);
+      const StepResult step = integrator_.step(t_limit);
       if (step.status == StepResult::Status::failure) {
         t_ = t_integrator_;
         x_ = x_integrator_;
@@ -221,6 +233,8 @@ HybridLoop::Stop HybridLoop::advance(double target, bool stop_at_event, bool sin
       if (step.status == StepResult::Status::root_found) {
         root_pending_ = true;
         pending_roots_ = step.roots_found;
+      } else if (step.status == StepResult::Status::stop_time_reached && t_limit == t_event) {
+        time_event_pending_ = true;
       }
       if (single_step) {
         goal = std::min(t_integrator_, target);
@@ -237,6 +251,14 @@ void HybridLoop::interrupt(std::vector<EventRecord> records) {
   if (!started_) throw InputError("interrupt before start");
   if (result_.status != SimulationStatus::ok) return;
   try {
+    // Lookahead beyond t_ is dropped; the restart does what every time event does (a breakpoint
+    // of a signal at t_ is handled with it, contacts are re-examined).
+    t_integrator_ = t_;
+    x_integrator_ = x_;
+    root_pending_ = false;
+    time_event_pending_ = false;
+    EventOutcome outcome = system_.handle_time_event(t_, x_);
+    records.insert(records.end(), outcome.records.begin(), outcome.records.end());
     EventInstant instant{EventInstantKind::time_event, t_, {}, {true, std::move(records)}};
     report_event(std::move(instant));
     restart();

@@ -82,6 +82,8 @@ class HybridLoop {
   VectorX x_integrator_;
   bool root_pending_ = false;  // the integrator stopped at a root at t_integrator_, not handled
   std::vector<int> pending_roots_;
+  // The last step ended at a time event (t_integrator_) that is not handled yet.
+  bool time_event_pending_ = false;
   bool started_ = false;
   bool integrator_started_ = false;
 

@@ -1,5 +1,7 @@
 #include "models/scene_loader.hpp"
 
+#include <dlfcn.h>
+
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -632,15 +634,32 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
   return model;
 }
 
+// Where catalog names are looked up, in order: the installed catalog next to the binary that holds
+// this code (the shared library in LIBDIR or a statically linked program in BINDIR), the source
+// tree's, the configured install location.
+std::vector<std::filesystem::path> catalog_directories() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> directories;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&catalog_directories), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    const fs::path binary_directory = fs::path(info.dli_fname).parent_path();
+    directories.push_back(binary_directory / HYBRIDSIM_CATALOG_FROM_LIBDIR);
+    directories.push_back(binary_directory / HYBRIDSIM_CATALOG_FROM_BINDIR);
+  }
+  directories.emplace_back(HYBRIDSIM_CATALOG_DIR);
+  directories.emplace_back(HYBRIDSIM_INSTALLED_CATALOG_DIR);
+  return directories;
+}
+
 }  // namespace
 
 std::string resolve_scene_path(const std::string& path_or_name) {
   namespace fs = std::filesystem;
   if (fs::is_regular_file(path_or_name)) return path_or_name;
   if (path_or_name.find('/') == std::string::npos) {
-    // The source tree's catalog first (a build used in place), then the installed one.
-    for (const char* directory : {HYBRIDSIM_CATALOG_DIR, HYBRIDSIM_INSTALLED_CATALOG_DIR}) {
-      const fs::path catalog = fs::path(directory) / (path_or_name + ".yaml");
+    for (const fs::path& directory : catalog_directories()) {
+      const fs::path catalog = directory / (path_or_name + ".yaml");
       if (fs::is_regular_file(catalog)) return catalog.string();
     }
   }

@@ -67,7 +67,7 @@ TEST_CASE("signed distance sphere-half-space: height of the centre minus the rad
   CHECK((swapped.n_AB_W + d.n_AB_W).norm() < 1e-15);
 }
 
-TEST_CASE("signed distance box-half-space: the deepest vertex; contact point moves continuously") {
+TEST_CASE("signed distance box-half-space: the deepest vertex, contact point moves continuously") {
   const Shape b = box(Vec3(0.4, 0.2, 0.1));
   // Rotated 30 degrees about x: the lowest vertices are an edge at z = -(0.1 cos 30 + 0.05 sin
   // 30)/2.

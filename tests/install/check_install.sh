@@ -40,6 +40,31 @@ c++ -std=c++20 -O1 -Wall -Wextra -Werror -o "$work/thermostat_pkgconfig" \
 echo "pkg-config host: thermostat.cpp"
 "$work/thermostat_pkgconfig"
 
-# 3. The installed CLI (the library linked in) on a catalog scene.
-"$prefix/bin/hybridsim" run bouncing_sphere --quiet --stop-time 0.5
+# 3. Catalog names resolve to the installed catalog, found from where the code is installed (the
+# source tree's copy is only the fallback): mark the installed copy and look for the mark.
+scene="$prefix/share/hybridsim/scenes/bouncing_sphere.yaml"
+sed -i 's/^  stop_time: 3.0$/  stop_time: 0.25/; s/position: \[0, 0, 1.1\]/position: [0, 0, 2.1]/' "$scene"
+grep -q 'stop_time: 0.25' "$scene" && grep -q 'position: \[0, 0, 2.1\]' "$scene"
+"$prefix/bin/hybridsim" run bouncing_sphere --quiet --summary "$work/summary.json"
+grep -q '"t_end": 0.25' "$work/summary.json"
+echo "installed CLI: the installed catalog"
+cat >"$work/catalog_host.c" <<'C'
+#include <stdio.h>
+#include "hybridsim/hybridsim.h"
+int main(void) {
+  hybridsim_simulator* sim = hybridsim_create();
+  hybridsim_body_state ball;
+  int ok = hybridsim_load_file(sim, "bouncing_sphere") == HYBRIDSIM_OK &&
+           hybridsim_get_body_state(sim, "ball", &ball) == HYBRIDSIM_OK &&
+           ball.position[2] == 2.1;
+  if (!ok) fprintf(stderr, "catalog_host: %s\n", hybridsim_error_message(sim));
+  hybridsim_free(sim);
+  return ok ? 0 : 1;
+}
+C
+# shellcheck disable=SC2046
+cc -std=c99 -o "$work/catalog_host" "$work/catalog_host.c" $(pkg-config --cflags --libs hybridsim) \
+  -Wl,-rpath,"$libdir"
+"$work/catalog_host"
+echo "shared library host: the installed catalog"
 echo "install check passed"

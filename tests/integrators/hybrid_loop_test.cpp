@@ -35,7 +35,7 @@ inputs:
                          "pushed_body");
 }
 
-TEST_CASE("simulator: input steps and ramps are time events; motion matches the closed form") {
+TEST_CASE("simulator: input steps and ramps are time events, motion matches the closed form") {
   const double t_step = 0.5;
   const auto run = testing::run_scene(pushed_body(t_step, 0.01));
   REQUIRE(run->result.status == SimulationStatus::ok);

@@ -109,7 +109,7 @@ TEST_CASE(
   CHECK(velocity_at(*run, 1.0).x() == testing::relative(creep, 1e-6));
 }
 
-TEST_CASE("stribeck: a sliding block decelerates at mu_d g; stiction holds it on a slope") {
+TEST_CASE("stribeck: a sliding block decelerates at mu_d g, stiction holds it on a slope") {
   const auto run = testing::run_scene(sled_on_floor(
       0.0, "{model: stribeck, mu_static: 0.5, mu_kinetic: 0.3, stiction_tolerance: 1.0e-3}",
       Vec3(2.0, 0.0, 0.0), 0.6));
@@ -227,7 +227,7 @@ void check_cone_and_pyramid(MakeScene make, const DirectionTolerances& tolerance
   }
 }
 
-TEST_CASE("cone keeps the sliding direction; the pyramid bends it towards the nearer axis") {
+TEST_CASE("cone keeps the sliding direction, the pyramid bends it towards the nearer axis") {
   // On the four-ball sled the laws hold to the integration tolerance.
   check_cone_and_pyramid(
       [](const std::string& friction, const Vec3& v0, double t, const std::string& extra) {

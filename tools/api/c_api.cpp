@@ -2,6 +2,7 @@
 // into C. Errors leave their message on the handle.
 #include "hybridsim/hybridsim.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -35,6 +36,16 @@ struct CallError {
   std::string message;
 };
 
+// Keeps a message on the handle; when even that fails (out of memory) the message is dropped, so
+// that no exception leaves an entry point.
+void set_error(hybridsim_simulator& sim, const char* message) noexcept {
+  try {
+    sim.error = message;
+  } catch (...) {
+    sim.error.clear();
+  }
+}
+
 template <typename Function>
 hybridsim_status guarded(const hybridsim_simulator* const_sim, Function&& body) {
   auto* sim = const_cast<hybridsim_simulator*>(const_sim);
@@ -43,19 +54,19 @@ hybridsim_status guarded(const hybridsim_simulator* const_sim, Function&& body) 
     sim->error.clear();
     return body(*sim);
   } catch (const CallError& error) {
-    sim->error = error.message;
+    set_error(*sim, error.message.c_str());
     return error.status;
   } catch (const InputError& error) {
-    sim->error = error.what();
+    set_error(*sim, error.what());
     return HYBRIDSIM_ERROR_INPUT;
   } catch (const std::bad_alloc&) {
-    sim->error = "out of memory";
+    set_error(*sim, "out of memory");
     return HYBRIDSIM_ERROR_INTERNAL;
   } catch (const std::exception& error) {
-    sim->error = error.what();
+    set_error(*sim, error.what());
     return HYBRIDSIM_ERROR_INTERNAL;
   } catch (...) {
-    sim->error = "unknown exception";
+    set_error(*sim, "unknown exception");
     return HYBRIDSIM_ERROR_INTERNAL;
   }
 }
@@ -179,9 +190,11 @@ hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key,
                                   "output_interval, max_step)",
                                   name)};
     }
-    char* end = nullptr;
-    const double number = std::strtod(value, &end);
-    if (end == value || *end != '\0' || !std::isfinite(number)) {
+    // from_chars: the C locale's decimal point whatever the host's locale is.
+    const char* end = value + std::strlen(value);
+    double number = 0.0;
+    const auto [stop, error] = std::from_chars(value, end, number);
+    if (error != std::errc() || stop != end || !std::isfinite(number)) {
       throw InputError(fmt::format("option '{}' = '{}': not a finite number", name, value));
     }
     *target = number;
@@ -415,7 +428,9 @@ hybridsim_status input_call(hybridsim_simulator* sim, const char* input, const d
     }
     if (out != nullptr) {
       copy3(simulator.input_value(input), out);
-    } else if (value != nullptr) {
+      return HYBRIDSIM_OK;  // a read keeps the contact snapshot
+    }
+    if (value != nullptr) {
       simulator.set_input(input, hybridsim::Vec3(value[0], value[1], value[2]));
     } else {
       simulator.release_input(input);
@@ -430,7 +445,7 @@ hybridsim_status input_call(hybridsim_simulator* sim, const char* input, const d
 hybridsim_status hybridsim_set_input(hybridsim_simulator* sim, const char* input,
                                      const double value[3]) {
   if (sim != nullptr && value == nullptr) {
-    sim->error = "value is NULL";
+    set_error(*sim, "value is NULL");
     return HYBRIDSIM_ERROR_NULL;
   }
   return input_call(sim, input, value, nullptr);
@@ -439,7 +454,7 @@ hybridsim_status hybridsim_set_input(hybridsim_simulator* sim, const char* input
 hybridsim_status hybridsim_get_input(const hybridsim_simulator* sim, const char* input,
                                      double value[3]) {
   if (sim != nullptr && value == nullptr) {
-    const_cast<hybridsim_simulator*>(sim)->error = "value is NULL";
+    set_error(*const_cast<hybridsim_simulator*>(sim), "value is NULL");
     return HYBRIDSIM_ERROR_NULL;
   }
   return input_call(const_cast<hybridsim_simulator*>(sim), input, nullptr, value);

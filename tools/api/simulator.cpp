@@ -19,6 +19,21 @@ void require_positive(const char* key, double value) {
   }
 }
 
+void check_simulation_options(const SimulationOptions& options) {
+  require_positive("stop_time", options.stop_time);
+  require_positive("rtol", options.integrator.rtol);
+  require_positive("atol", options.integrator.atol);
+  if (!std::isfinite(options.output_interval) || !std::isfinite(options.start_time) ||
+      !(options.start_time < options.stop_time)) {
+    throw InputError(fmt::format(
+        "start_time = {}, stop_time = {}, output_interval = {}: need finite times, start < stop",
+        options.start_time, options.stop_time, options.output_interval));
+  }
+  if (!(options.integrator.max_step > 0.0)) {
+    throw InputError(fmt::format("max_step = {}: must be positive", options.integrator.max_step));
+  }
+}
+
 }  // namespace
 
 SimulationOptions make_simulation_options(const Model& model, const SimulatorConfig& config) {
@@ -30,16 +45,7 @@ SimulationOptions make_simulation_options(const Model& model, const SimulatorCon
       model.simulation.atol.value_or(default_absolute_tolerance(options.integrator.rtol)));
   options.integrator.max_step = config.max_step.value_or(model.simulation.max_step);
   options.max_events_per_second = model.contact.max_events_per_second;
-  require_positive("stop_time", options.stop_time);
-  require_positive("rtol", options.integrator.rtol);
-  require_positive("atol", options.integrator.atol);
-  if (!std::isfinite(options.output_interval)) {
-    throw InputError(
-        fmt::format("output_interval = {}: must be a finite number", options.output_interval));
-  }
-  if (!(options.integrator.max_step > 0.0)) {
-    throw InputError(fmt::format("max_step = {}: must be positive", options.integrator.max_step));
-  }
+  check_simulation_options(options);
   return options;
 }
 
@@ -129,9 +135,7 @@ Simulator::Simulator(Model model, const SimulatorConfig& config) : impl_(std::ma
 Simulator::Simulator(HybridSystem& system, const SimulationOptions& options,
                      const std::string& integrator)
     : impl_(std::make_unique<Impl>()) {
-  require_positive("stop_time", options.stop_time);
-  require_positive("rtol", options.integrator.rtol);
-  require_positive("atol", options.integrator.atol);
+  check_simulation_options(options);
   impl_->options = options;
   impl_->integrator_name = integrator;
   impl_->system = &system;
