@@ -17,6 +17,12 @@ Aabb compute_aabb(const Shape& shape, const Pose& X_WS) {
       const Vec3 extent = X_WS.rotation.cwiseAbs() * shape.half_extents;
       return {p_WS - extent, p_WS + extent};
     }
+    case ShapeType::capsule: {
+      // The box of the axis segment, grown by the radius.
+      const Vec3 half_axis_W = X_WS.rotation.col(2) * (0.5 * shape.length);
+      const Vec3 extent = half_axis_W.cwiseAbs() + Vec3::Constant(shape.radius);
+      return {p_WS - extent, p_WS + extent};
+    }
     case ShapeType::halfspace: {
       // Bounded only along an axis the normal is parallel to; otherwise all of space.
       Aabb box{Vec3::Constant(-kInfinity), Vec3::Constant(kInfinity)};

@@ -3,23 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <utility>
 
 #include "core/errors.hpp"
 
 namespace hybridsim {
 namespace {
-
-// Two spheres: along the line of centres. Coincident centres take the world z axis as normal.
-SignedDistance sphere_sphere(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
-  SignedDistance result;
-  const Vec3 d_W = X_WB.translation - X_WA.translation;
-  const double centre_distance = d_W.norm();
-  result.n_AB_W = centre_distance > 0.0 ? Vec3(d_W / centre_distance) : Vec3::UnitZ();
-  result.distance = centre_distance - a.radius - b.radius;
-  result.p_A_W = X_WA.translation + a.radius * result.n_AB_W;
-  result.p_B_W = X_WB.translation - b.radius * result.n_AB_W;
-  return result;
-}
 
 // A half-space {x : n . x <= offset} (shape frame) against a sphere; the normal points out of
 // the half-space, from A (half-space) to B (sphere).
@@ -34,6 +23,31 @@ SignedDistance halfspace_sphere(const Shape& half, const Pose& X_WH, const Shape
   result.p_A_W = c_W - height * n_W;
   result.p_B_W = c_W - sphere.radius * n_W;
   return result;
+}
+
+// The mean of `points` weighted by how deep each is (-height, heights negative inside), which
+// moves continuously as points enter and leave; with none inside, the plain mean of the points
+// within `tolerance` of the lowest height.
+template <std::size_t N>
+Vec3 penetration_weighted_mean(const std::array<Vec3, N>& points,
+                               const std::array<double, N>& heights, double lowest,
+                               double tolerance) {
+  Vec3 weighted_sum = Vec3::Zero();
+  double weight_total = 0.0;
+  for (std::size_t i = 0; i < N; ++i) {
+    const double weight = std::max(0.0, -heights[i]);
+    weighted_sum += weight * points[i];
+    weight_total += weight;
+  }
+  if (weight_total == 0.0) {
+    for (std::size_t i = 0; i < N; ++i) {
+      if (heights[i] <= lowest + tolerance) {
+        weighted_sum += points[i];
+        weight_total += 1.0;
+      }
+    }
+  }
+  return weighted_sum / weight_total;
 }
 
 // A half-space against a box: the distance is that of the deepest vertex. The witness point on
@@ -56,26 +70,10 @@ SignedDistance halfspace_box(const Shape& half, const Pose& X_WH, const Shape& b
     heights[i] = n_W.dot(vertices[i]) - plane_level;
     lowest = std::min(lowest, heights[i]);
   }
-  Vec3 weighted_sum = Vec3::Zero();
-  double weight_total = 0.0;
-  for (int i = 0; i < 8; ++i) {
-    const double weight = std::max(0.0, -heights[i]);
-    weighted_sum += weight * vertices[i];
-    weight_total += weight;
-  }
-  if (weight_total == 0.0) {
-    // No vertex inside: average the vertices within a relative 1e-12 of the lowest one.
-    const double tolerance = 1e-12 * box.half_extents.maxCoeff();
-    for (int i = 0; i < 8; ++i) {
-      if (heights[i] <= lowest + tolerance) {
-        weighted_sum += vertices[i];
-        weight_total += 1.0;
-      }
-    }
-  }
   result.n_AB_W = n_W;
   result.distance = lowest;
-  result.p_B_W = weighted_sum / weight_total;
+  result.p_B_W =
+      penetration_weighted_mean(vertices, heights, lowest, 1e-12 * box.half_extents.maxCoeff());
   result.p_A_W = result.p_B_W - (n_W.dot(result.p_B_W) - plane_level) * n_W;
   return result;
 }
@@ -118,6 +116,118 @@ SignedDistance box_sphere(const Shape& box, const Pose& X_WB, const Shape& spher
   return result;
 }
 
+// The axis segment of a capsule in world: from `start` along `direction` (length included).
+struct Segment {
+  Vec3 start;
+  Vec3 direction;
+};
+
+Segment capsule_axis(const Shape& capsule, const Pose& X_WC) {
+  const Vec3 axis_W = X_WC.rotation.col(2) * capsule.length;
+  return {X_WC.translation - 0.5 * axis_W, axis_W};
+}
+
+// Parameter in [0, 1] of the point of segment s closest to point p.
+double closest_parameter(const Segment& s, const Vec3& p) {
+  return std::clamp((p - s.start).dot(s.direction) / s.direction.squaredNorm(), 0.0, 1.0);
+}
+
+// Closest points of two segments, as parameters (u on s, v on q). Parallel segments that overlap
+// take the middle of the overlap, so that the contact point of capsules lying side by side sits
+// in the middle of their common part.
+std::pair<double, double> closest_parameters(const Segment& s, const Segment& q) {
+  const Vec3 r = s.start - q.start;
+  const double a = s.direction.squaredNorm(), e = q.direction.squaredNorm();
+  const double b = s.direction.dot(q.direction);
+  const double c = s.direction.dot(r), f = q.direction.dot(r);
+  const double denominator = a * e - b * b;  // |d_s x d_q|^2 >= 0
+  double u = 0.0;
+  if (denominator > 1e-12 * a * e) {
+    u = std::clamp((b * f - c * e) / denominator, 0.0, 1.0);
+  } else {
+    // Parallel: where q's end points project onto s.
+    const double u0 = -c / a, u1 = (b - c) / a;
+    const double low = std::max(0.0, std::min(u0, u1)), high = std::min(1.0, std::max(u0, u1));
+    u = low <= high ? 0.5 * (low + high) : (std::max(u0, u1) < 0.0 ? 0.0 : 1.0);
+  }
+  double v = (b * u + f) / e;
+  if (v < 0.0 || v > 1.0) {
+    v = std::clamp(v, 0.0, 1.0);
+    u = std::clamp((b * v - c) / a, 0.0, 1.0);
+  }
+  return {u, v};
+}
+
+// A unit vector perpendicular to `axis` (for coincident axes or centres: any such direction).
+Vec3 any_perpendicular(const Vec3& axis) {
+  const Vec3 trial = std::abs(axis.x()) < 0.9 * axis.norm() ? Vec3::UnitX() : Vec3::UnitY();
+  return axis.cross(trial).normalized();
+}
+
+// Two round shapes reduced to their core points: a ball of radius r_a around c_a against one of
+// radius r_b around c_b. `fallback` is the normal when the core points coincide.
+SignedDistance round_pair(const Vec3& c_a, double r_a, const Vec3& c_b, double r_b,
+                          const Vec3& fallback) {
+  SignedDistance result;
+  const Vec3 d_W = c_b - c_a;
+  const double core_distance = d_W.norm();
+  result.n_AB_W = core_distance > 0.0 ? Vec3(d_W / core_distance) : fallback;
+  result.distance = core_distance - r_a - r_b;
+  result.p_A_W = c_a + r_a * result.n_AB_W;
+  result.p_B_W = c_b - r_b * result.n_AB_W;
+  return result;
+}
+
+// A capsule (A) against a sphere (B): the sphere against the closest point of the capsule axis.
+SignedDistance capsule_sphere(const Shape& capsule, const Pose& X_WC, const Shape& sphere,
+                              const Pose& X_WS) {
+  const Segment axis = capsule_axis(capsule, X_WC);
+  const Vec3 core = axis.start + closest_parameter(axis, X_WS.translation) * axis.direction;
+  return round_pair(core, capsule.radius, X_WS.translation, sphere.radius,
+                    any_perpendicular(axis.direction));
+}
+
+// Two capsules: the closest points of their axes.
+SignedDistance capsule_capsule(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
+  const Segment axis_a = capsule_axis(a, X_WA), axis_b = capsule_axis(b, X_WB);
+  const auto [u, v] = closest_parameters(axis_a, axis_b);
+  const Vec3 normal = axis_a.direction.cross(axis_b.direction);
+  const Vec3 fallback = normal.norm() > 1e-12 * axis_a.direction.norm() * axis_b.direction.norm()
+                            ? Vec3(normal.normalized())
+                            : any_perpendicular(axis_a.direction);
+  return round_pair(axis_a.start + u * axis_a.direction, a.radius,
+                    axis_b.start + v * axis_b.direction, b.radius, fallback);
+}
+
+// A half-space against a capsule: the deeper of the two caps. The contact point follows the
+// penetration-weighted mean of the cap centres (the middle of the capsule when it lies flat), so
+// that it moves continuously as the capsule tilts.
+SignedDistance halfspace_capsule(const Shape& half, const Pose& X_WH, const Shape& capsule,
+                                 const Pose& X_WC) {
+  SignedDistance result;
+  const Vec3 n_W = X_WH.rotation * half.normal_S;
+  const double plane_level = n_W.dot(X_WH.translation) + half.offset;
+  const Segment axis = capsule_axis(capsule, X_WC);
+  const std::array<Vec3, 2> ends{axis.start, Vec3(axis.start + axis.direction)};
+  const std::array<double, 2> heights{n_W.dot(ends[0]) - plane_level - capsule.radius,
+                                      n_W.dot(ends[1]) - plane_level - capsule.radius};
+  const double lowest = std::min(heights[0], heights[1]);
+  // The witnesses sit under (and over) that mean point at the lowest level of the capsule, so that
+  // p_B - p_A = distance n holds also while both caps press in.
+  const Vec3 mean_end =
+      penetration_weighted_mean(ends, heights, lowest, 1e-12 * (capsule.length + capsule.radius));
+  result.n_AB_W = n_W;
+  result.distance = lowest;
+  result.p_A_W = mean_end - (n_W.dot(mean_end) - plane_level) * n_W;
+  result.p_B_W = result.p_A_W + lowest * n_W;
+  return result;
+}
+
+// Two spheres: along the line of centres. Coincident centres take the world z axis as normal.
+SignedDistance sphere_sphere(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
+  return round_pair(X_WA.translation, a.radius, X_WB.translation, b.radius, Vec3::UnitZ());
+}
+
 SignedDistance swapped(SignedDistance result) {
   result.n_AB_W = -result.n_AB_W;
   std::swap(result.p_A_W, result.p_B_W);
@@ -129,6 +239,11 @@ SignedDistance swapped(SignedDistance result) {
 bool is_supported_shape_pair(ShapeType a, ShapeType b) {
   if (a == ShapeType::halfspace && b == ShapeType::halfspace) return false;
   if (a == ShapeType::box && b == ShapeType::box) return false;
+  // Box-capsule needs the MPR narrowphase.
+  if ((a == ShapeType::box && b == ShapeType::capsule) ||
+      (a == ShapeType::capsule && b == ShapeType::box)) {
+    return false;
+  }
   return true;
 }
 
@@ -142,6 +257,13 @@ SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const S
   if (a.type == box && b.type == halfspace) return swapped(halfspace_box(b, X_WB, a, X_WA));
   if (a.type == box && b.type == sphere) return box_sphere(a, X_WA, b, X_WB);
   if (a.type == sphere && b.type == box) return swapped(box_sphere(b, X_WB, a, X_WA));
+  if (a.type == capsule && b.type == capsule) return capsule_capsule(a, X_WA, b, X_WB);
+  if (a.type == capsule && b.type == sphere) return capsule_sphere(a, X_WA, b, X_WB);
+  if (a.type == sphere && b.type == capsule) return swapped(capsule_sphere(b, X_WB, a, X_WA));
+  if (a.type == halfspace && b.type == capsule) return halfspace_capsule(a, X_WA, b, X_WB);
+  if (a.type == capsule && b.type == halfspace) {
+    return swapped(halfspace_capsule(b, X_WB, a, X_WA));
+  }
   throw NotSupportedError("signed distance: this shape pair is not supported yet");
 }
 

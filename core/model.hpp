@@ -48,9 +48,10 @@ struct ContactMaterial {
   double exact_alpha = 0.0;  // exact_damping_alpha(restitution), dimensionless, computed at load
 };
 
-// Geometry of a shape: a sphere (radius), a box (half_extents) or a half-space (normal_S,
-// offset; fixed bodies only).
-enum class ShapeType { sphere, box, halfspace };
+// Geometry of a shape: a sphere (radius), a box (half_extents), a half-space (normal_S, offset;
+// fixed bodies only) or a capsule (radius, length: a cylinder along S's z axis with hemispherical
+// caps).
+enum class ShapeType { sphere, box, halfspace, capsule };
 
 // A shape rigidly attached to a body, with its own frame S (pose X_BS). It gives the body mass
 // (from Shape::material) and, when `collision` is set, takes part in contacts.
@@ -58,7 +59,10 @@ struct Shape {
   std::string name;  // unique within its body; defaults to the shape's index in the body
   int body = -1;     // index into Model::bodies
   ShapeType type = ShapeType::sphere;
-  double radius = 0.0;               // sphere, m
+  double radius = 0.0;  // sphere and capsule, m
+  // capsule: length of the cylinder part along S's z axis, m (the caps are hemispheres of
+  // `radius` centred at z = +-length/2)
+  double length = 0.0;
   Vec3 half_extents = Vec3::Zero();  // box, m (half of the full edge lengths), along S's axes
   // halfspace: outward unit normal in S; the solid is {x_S : normal_S . x_S <= offset}
   Vec3 normal_S = Vec3::UnitZ();
@@ -69,8 +73,8 @@ struct Shape {
   // of the ContactMaterial pair; defaults to `material`.
   int contact_material = -1;
   bool collision = true;  // takes part in contacts; false: adds mass and inertia only
-  // m, the radius r that r_geo combines; default: a sphere's radius, a box's smallest half
-  // extent, +inf for a flat half-space.
+  // m, the radius r that r_geo combines; default: a sphere's or capsule's radius, a box's
+  // smallest half extent, +inf for a flat half-space.
   double contact_sphere_radius = 0.0;
   bool flat = false;  // flat shapes (box, half-space) use the curved partner's r
   // Hunt-Crossley K (N/m^n) and d (s/m) of this shape; override those of its contact material

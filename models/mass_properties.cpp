@@ -10,6 +10,9 @@ double compute_shape_volume(const Shape& shape) {
       return 4.0 / 3.0 * std::numbers::pi * std::pow(shape.radius, 3);
     case ShapeType::box:
       return 8.0 * shape.half_extents.prod();
+    case ShapeType::capsule:
+      return std::numbers::pi * shape.radius * shape.radius *
+             (shape.length + 4.0 / 3.0 * shape.radius);
     case ShapeType::halfspace:
       return 0.0;
   }
@@ -29,6 +32,20 @@ Mat3 compute_shape_inertia(const Shape& shape, double mass) {
                   edge_squared.x() + edge_squared.y())
                  .asDiagonal() *
              (mass / 12.0);
+    }
+    case ShapeType::capsule: {
+      // Cylinder (length L) plus two hemispheres, mass split by volume. About the centre, S axes:
+      // I_zz = m_c r^2/2 + m_h 2r^2/5; I_xx = m_c (L^2/12 + r^2/4) + m_h (2r^2/5 + L^2/4 + 3Lr/8)
+      // (each hemisphere's centre of mass sits 3r/8 from its flat face).
+      const double r = shape.radius, L = shape.length;
+      const double cylinder_volume = std::numbers::pi * r * r * L;
+      const double caps_volume = 4.0 / 3.0 * std::numbers::pi * r * r * r;
+      const double m_c = mass * cylinder_volume / (cylinder_volume + caps_volume);
+      const double m_h = mass - m_c;
+      const double axial = m_c * r * r / 2.0 + m_h * 2.0 * r * r / 5.0;
+      const double transverse = m_c * (L * L / 12.0 + r * r / 4.0) +
+                                m_h * (2.0 * r * r / 5.0 + L * L / 4.0 + 3.0 * L * r / 8.0);
+      return Vec3(transverse, transverse, axial).asDiagonal();
     }
     case ShapeType::halfspace:
       return Mat3::Zero();

@@ -15,6 +15,8 @@ double shape_thickness(const Shape& shape) {
       return 2.0 * shape.radius;
     case ShapeType::box:
       return 2.0 * shape.half_extents.minCoeff();
+    case ShapeType::capsule:
+      return 2.0 * shape.radius;
     case ShapeType::halfspace:
       return kInfinity;
   }
@@ -235,7 +237,9 @@ double MultibodySystem::max_step_hint(double /*t*/, ConstVectorRef x) const {
     double reach = 0.0;  // largest distance of a shape point from the centre of mass
     for (int shape : body.shapes) {
       const Shape& s = model_.shapes[shape];
-      const double extent = s.type == ShapeType::sphere ? s.radius : s.half_extents.norm();
+      const double extent = s.type == ShapeType::sphere    ? s.radius
+                            : s.type == ShapeType::capsule ? 0.5 * s.length + s.radius
+                                                           : s.half_extents.norm();
       reach = std::max(reach, (s.X_BS.translation - body.p_BCom_B).norm() + extent);
     }
     const double v = kinematics.v_WCom_W.norm() + kinematics.w_WB_W.norm() * reach;

@@ -266,6 +266,11 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
     shape.half_extents = 0.5 * size;
     shape.contact_sphere_radius = shape.half_extents.minCoeff();
     shape.flat = true;
+  } else if (type == "capsule") {
+    shape.type = ShapeType::capsule;
+    shape.radius = reader.required_positive("radius");
+    shape.length = reader.required_positive("length");
+    shape.contact_sphere_radius = shape.radius;
   } else if (type == "halfspace") {
     shape.type = ShapeType::halfspace;
     const Vec3 normal = reader.vec3("normal", Vec3::UnitZ());
@@ -275,9 +280,10 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
     shape.contact_sphere_radius = kInfinity;
     shape.flat = true;
   } else {
-    throw NotSupportedError(fmt::format(
-        "{}: key '{}' = {}: shape type not supported yet (this build has sphere, box, halfspace)",
-        reader.source().file, reader.path_of("type"), type));
+    throw NotSupportedError(
+        fmt::format("{}: key '{}' = {}: shape type not supported yet (this build has sphere, box, "
+                    "capsule, halfspace)",
+                    reader.source().file, reader.path_of("type"), type));
   }
   shape.X_BS.translation = reader.vec3("position", Vec3::Zero());
   shape.X_BS.rotation = read_orientation(reader, "orientation").toRotationMatrix();

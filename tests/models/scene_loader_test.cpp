@@ -104,7 +104,7 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
       {"restitution: 0.5", "restitution: 1.5",
        "key 'contact_materials[0: Steel, Steel].restitution' = 1.5: must lie in [0, 1]"},
       {"type: sphere", "type: torus", "key 'bodies[1].shapes[0].type' = torus: must be one of"},
-      {"type: sphere", "type: capsule", "shape type not supported yet"},
+      {"type: sphere", "type: cylinder", "shape type not supported yet"},
   };
   for (const Case& c : cases) {
     std::string text = kBase;
