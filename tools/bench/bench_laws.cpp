@@ -57,6 +57,10 @@ int main() {
   box.type = ShapeType::box;
   box.half_extents = Vec3(0.1, 0.08, 0.05);
   half.type = ShapeType::halfspace;
+  Shape capsule;
+  capsule.type = ShapeType::capsule;
+  capsule.radius = 0.1;
+  capsule.length = 0.3;
   Pose ground;
   const Quat tilt(Eigen::AngleAxisd(0.1, Vec3(1, 1, 0).normalized()));
 
@@ -78,7 +82,10 @@ int main() {
   }
   for (const Query& q : {Query{"narrowphase sphere-halfspace", &half, &sphere},
                          Query{"narrowphase box-halfspace", &half, &box},
-                         Query{"narrowphase box-sphere", &box, &sphere}}) {
+                         Query{"narrowphase box-sphere", &box, &sphere},
+                         Query{"narrowphase capsule-halfspace", &half, &capsule},
+                         Query{"narrowphase capsule-sphere", &capsule, &sphere},
+                         Query{"narrowphase capsule-capsule", &capsule, &capsule}}) {
     const double ns = median_ns([&](int i) {
       // Every output is used, so that none of the work can be optimised away.
       const SignedDistance d = compute_signed_distance(*q.a, ground, *q.b, poses[i & 1023]);
