@@ -12,10 +12,7 @@ Broadphase::Broadphase(const Model& model) : model_(model), aabbs_(model.shapes.
 }
 
 bool Broadphase::may_collide(int a, int b) const {
-  const Shape& shape_a = model_.shapes[a];
-  const Shape& shape_b = model_.shapes[b];
-  if (shape_a.body == shape_b.body) return false;
-  return !(model_.bodies[shape_a.body].fixed && model_.bodies[shape_b.body].fixed);
+  return model_.may_collide(a, b);
 }
 
 void Broadphase::update(std::span<const Pose> X_WS) {

@@ -28,7 +28,7 @@ class Broadphase {
   double separated_pairs_lower_bound() const;
 
   const Aabb& aabb(int shape) const { return aabbs_[shape]; }
-  // Whether shapes a and b may collide at all: different bodies, not both fixed, both colliding.
+  // Whether shapes a and b may collide at all (Model::may_collide: bodies, flags, groups, masks).
   bool may_collide(int a, int b) const;
   std::span<const int> collision_shapes() const { return collision_shapes_; }
 

@@ -2,6 +2,14 @@
 
 namespace hybridsim {
 
+bool Model::may_collide(int shape_a, int shape_b) const {
+  const Shape& a = shapes[shape_a];
+  const Shape& b = shapes[shape_b];
+  if (!a.collision || !b.collision || a.body == b.body) return false;
+  if (bodies[a.body].fixed && bodies[b.body].fixed) return false;
+  return (a.collision_group & b.collision_mask) != 0 && (b.collision_group & a.collision_mask) != 0;
+}
+
 int Model::find_body(const std::string& body_name) const {
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     if (bodies[i].name == body_name) return static_cast<int>(i);

@@ -73,6 +73,11 @@ struct Shape {
   // of the ContactMaterial pair; defaults to `material`.
   int contact_material = -1;
   bool collision = true;  // takes part in contacts; false: adds mass and inertia only
+  // Collision filtering: shapes A and B may touch only if (group_A & mask_B) and (group_B &
+  // mask_A) are both nonzero. Bit sets of up to 32 categories; by default every shape is in
+  // category 1 and touches every category.
+  std::uint32_t collision_group = 1;
+  std::uint32_t collision_mask = 0xffffffffu;
   // m, the radius r that r_geo combines; default: a sphere's or capsule's radius, a box's
   // smallest half extent, +inf for a flat half-space.
   double contact_sphere_radius = 0.0;
@@ -160,6 +165,9 @@ struct Model {
   int find_material(const std::string& name) const;
   // The contact material of an unordered pair of material indices, or -1.
   int find_contact_material(int material_a, int material_b) const;
+  // Whether shapes a and b (indices into shapes) may ever touch: both take part in contacts, on
+  // different bodies that are not both fixed, and their groups and masks let them.
+  bool may_collide(int shape_a, int shape_b) const;
   // "body/shape" as used in event logs and outputs.
   std::string shape_label(int shape) const;
 };

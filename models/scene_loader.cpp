@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
@@ -248,6 +249,16 @@ void read_contact_materials(MapReader& root, Model& model) {
   }
 }
 
+// A collision group or mask: an integer in [0, 2^32 - 1], each set bit a category.
+std::uint32_t read_bit_set(MapReader& reader, const std::string& key, std::uint32_t fallback) {
+  if (!reader.has(key)) return fallback;
+  const double value = reader.number(key, 0.0);
+  if (!(value >= 0.0 && value <= 4294967295.0) || value != std::floor(value)) {
+    reader.fail(key, "must be an integer bit set in [0, 4294967295]");
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
 void read_shape(MapReader& reader, Shape& shape, Model& model) {
   const std::string type = reader.choice(
       "type", "",
@@ -309,9 +320,9 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
     if (!(shape.fdir1_B.norm() > 0.0)) reader.fail("fdir1", "must not be zero");
     shape.fdir1_B.normalize();
   }
-  for (const char* later : {"smoothing_radius", "group", "mask"}) {
-    if (reader.has(later)) reader.fail(later, "not supported yet");
-  }
+  shape.collision_group = read_bit_set(reader, "group", shape.collision_group);
+  shape.collision_mask = read_bit_set(reader, "mask", shape.collision_mask);
+  if (reader.has("smoothing_radius")) reader.fail("smoothing_radius", "not supported yet");
 }
 
 void read_body_mass_properties(MapReader& reader, Body& body, const Model& model) {
@@ -557,14 +568,14 @@ void check_collision_pairs(Model& model) {
     for (std::size_t b = a + 1; b < model.shapes.size(); ++b) {
       const Shape& sa = model.shapes[a];
       const Shape& sb = model.shapes[b];
-      if (!sa.collision || !sb.collision || sa.body == sb.body) continue;
-      if (model.bodies[sa.body].fixed && model.bodies[sb.body].fixed) continue;
+      if (!model.may_collide(static_cast<int>(a), static_cast<int>(b))) continue;
       const std::string pair = fmt::format("{} and {}", model.shape_label(static_cast<int>(a)),
                                            model.shape_label(static_cast<int>(b)));
       if (!is_supported_shape_pair(sa.type, sb.type)) {
-        throw NotSupportedError(fmt::format(
-            "{}: shapes {}: this shape pair is not supported yet (set collision: false on one)",
-            model.source, pair));
+        throw NotSupportedError(
+            fmt::format("{}: shapes {}: this shape pair is not supported yet (set collision: false "
+                        "on one, or keep them apart with group / mask)",
+                        model.source, pair));
       }
       const std::string& name_a = model.materials[sa.contact_material].name;
       const std::string& name_b = model.materials[sb.contact_material].name;

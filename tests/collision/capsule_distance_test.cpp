@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "models/mass_properties.hpp"
 #include "models/scene_loader.hpp"
+#include "test_support.hpp"
 
 namespace hybridsim {
 namespace {
@@ -230,6 +231,35 @@ TEST_CASE("capsule scenes: degenerate sizes and the box pair are refused at load
                             "{type: box, size: [1, 1, 0.1], material: Steel}"),
                       "box.yaml"),
       doctest::Contains("not supported yet"), NotSupportedError);
+}
+
+TEST_CASE(
+    "collision masks: a filtered pair needs no support and no contact, a sphere falls freely") {
+  // A box on a box floor is refused unless group / mask keep the two apart; a sphere whose mask
+  // excludes the floor's group falls through it: z = z0 - g t^2 / 2 (rtol 1e-10: 1e-8), no event.
+  const std::string scene = R"(
+simulation: {stop_time: 1.0, rtol: 1.0e-10}
+materials: {Steel: {density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}
+contact_materials: [{pair: [Steel, Steel]}]
+bodies:
+  - {name: ground, fixed: true, shapes: [{name: slab, type: box, size: [2, 2, 0.1], material: Steel, group: 2}]}
+  - {name: crate, position: [0, 0, 1], shapes: [{type: box, size: [0.2, 0.2, 0.2], material: Steel, mask: 1}]}
+  - {name: ball, position: [1, 0, 0.2], shapes: [{type: sphere, radius: 0.05, material: Steel, mask: 5}]}
+)";
+  const Model model = load_scene_text(scene, "masks.yaml");
+  const auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->recorder.contact_records().empty());
+  const int ball = model.bodies[model.find_body("ball")].state_offset;
+  CHECK(run->final_state[ball + 2] == testing::relative(0.2 - 9.81 / 2, 1e-8));
+  // Without the masks the box pair is refused at load, naming it.
+  std::string unfiltered = scene;
+  unfiltered.replace(unfiltered.find(", mask: 1"), 9, "");
+  CHECK_THROWS_WITH_AS(load_scene_text(unfiltered, "masks.yaml"),
+                       doctest::Contains("ground/slab and crate/0"), NotSupportedError);
+  std::string bad = scene;
+  bad.replace(bad.find("mask: 5"), 7, "mask: -1");
+  CHECK_THROWS_WITH_AS(load_scene_text(bad, "masks.yaml"), doctest::Contains("mask"), InputError);
 }
 
 }  // namespace
