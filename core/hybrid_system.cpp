@@ -16,4 +16,12 @@ std::string_view to_string(EventRecord::Kind kind) {
   return "?";
 }
 
+void HybridSystem::compute_residual(double t, ConstVectorRef y, ConstVectorRef yp,
+                                    VectorRef residual) {
+  const Eigen::Index n = state_size();
+  auto f = residual.head(n);
+  compute_derivatives(t, y.head(n), f);
+  f = yp.head(n) - f;
+}
+
 }  // namespace hybridsim

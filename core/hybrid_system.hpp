@@ -78,6 +78,16 @@ class HybridSystem {
   // x' = f(t, x). Allocates nothing; may throw, the integrator adapter captures it.
   virtual void compute_derivatives(double t, ConstVectorRef x, VectorRef xdot) = 0;
 
+  // DAE form for IDA (design.md §3): F(t, y, y') = 0 with y = (x, a), where a are
+  // algebraic_size() algebraic variables (for joints: the constraint multipliers). The default has
+  // no algebraic variables and F = y' - f(t, y); a system with a residual form of its own
+  // overrides all three. Restarts of a DAE integrator start from x, guess_algebraic's a and
+  // y' = (f(t, x), 0), which IDACalcIC makes consistent.
+  virtual int algebraic_size() const { return 0; }
+  virtual void guess_algebraic(double /*t*/, ConstVectorRef /*x*/, VectorRef a) { a.setZero(); }
+  // Writes F (length state_size() + algebraic_size()). Allocates nothing; may throw.
+  virtual void compute_residual(double t, ConstVectorRef y, ConstVectorRef yp, VectorRef residual);
+
   // Crossing functions z(t, x) and the direction in which each one triggers an event
   // (+1 rising through zero, -1 falling, 0 both).
   virtual int crossing_count() const = 0;

@@ -10,6 +10,9 @@ namespace hybridsim {
 // A 3-vector: a point, a direction, a velocity, a force... Its unit is the quantity's SI unit and
 // its frame is given by the name's suffix (_W world, _B body, _S shape).
 using Vec3 = Eigen::Vector3d;
+// A spatial 6-vector (linear part, angular part), e.g. nu = (v_Com_W, w_W) of a body, m/s and
+// rad/s, or its rate.
+using Vec6 = Eigen::Matrix<double, 6, 1>;
 // A 3x3 matrix: a rotation matrix R_AB (dimensionless) or an inertia tensor (kg m^2).
 using Mat3 = Eigen::Matrix3d;
 // A unit quaternion q_AB, the orientation of frame B in frame A (dimensionless). Eigen's

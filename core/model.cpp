@@ -1,5 +1,7 @@
 #include "core/model.hpp"
 
+#include <algorithm>
+
 namespace hybridsim {
 
 bool Model::may_collide(int shape_a, int shape_b) const {
@@ -7,12 +9,30 @@ bool Model::may_collide(int shape_a, int shape_b) const {
   const Shape& b = shapes[shape_b];
   if (!a.collision || !b.collision || a.body == b.body) return false;
   if (bodies[a.body].fixed && bodies[b.body].fixed) return false;
+  const std::pair<int, int> bodies_ab = std::minmax(a.body, b.body);
+  if (std::binary_search(non_colliding_joints.begin(), non_colliding_joints.end(), bodies_ab)) {
+    return false;
+  }
   return (a.collision_group & b.collision_mask) != 0 && (b.collision_group & a.collision_mask) != 0;
 }
 
 int Model::find_body(const std::string& body_name) const {
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     if (bodies[i].name == body_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Model::find_joint(const std::string& joint_name) const {
+  for (std::size_t i = 0; i < joints.size(); ++i) {
+    if (joints[i].name == joint_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Model::find_input(const std::string& input_name) const {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].name == input_name) return static_cast<int>(i);
   }
   return -1;
 }
@@ -48,6 +68,16 @@ void assign_state_layout(Model& model) {
     if (!body.fixed) offset += 13;
   }
   model.state_size = offset;
+}
+
+void index_joints(Model& model) {
+  model.non_colliding_joints.clear();
+  for (const Joint& joint : model.joints) {
+    if (!joint.can_collide) {
+      model.non_colliding_joints.push_back(std::minmax(joint.parent, joint.child));
+    }
+  }
+  std::sort(model.non_colliding_joints.begin(), model.non_colliding_joints.end());
 }
 
 }  // namespace hybridsim

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/contact_law.hpp"
+#include "core/joint.hpp"
 #include "core/math.hpp"
 #include "core/signal.hpp"
 
@@ -107,10 +109,15 @@ struct Body {
   int state_offset = -1;         // first of the 13 states of a free body, -1 for a fixed body
 };
 
-// An external force or torque on one body, its value given by a signal over time.
+// An external force or torque on one body, or the effort of one joint, its value given by a signal
+// over time.
 struct Input {
   std::string name = {};  // names the input in time-event records and for host overrides
-  int body = -1;          // target body, index into Model::bodies
+  int body = -1;          // target body, index into Model::bodies; -1 for a joint input
+  // Target joint, index into Model::joints (-1 for a body input): the signal's first component is
+  // the joint's effort, N m about the axis (revolute) or N along it (prismatic), on the child and
+  // its reaction on the parent.
+  int joint = -1;
   // force: N, applied at the body's centre of mass. torque: N m, a pure torque.
   enum class Kind { force, torque } kind = Kind::force;
   bool body_frame = false;  // the value is given in the body frame B; false: world frame W
@@ -138,6 +145,10 @@ struct SimulationSettings {
   std::optional<double> atol = std::nullopt;
   double output_interval = 0.01;  // s, between communication points
   double max_step = kInfinity;    // s, bound on the integrator's step; +inf: none
+  // Joints: rate omega of the Baumgarte stabilisation g'' + 2 omega g' + omega^2 g = 0, 1/s, and
+  // the position error (m or rad) to which restarts project the state.
+  double constraint_stabilization = 50.0;
+  double constraint_tolerance = 1e-12;
 };
 
 // atol when a scene gives none: 1e-2 * rtol (m, m/s, rad/s scale; see docs/scene-format.md).
@@ -157,16 +168,22 @@ struct Model {
   std::vector<ContactMaterial> contact_materials;
   std::vector<Body> bodies;
   std::vector<Shape> shapes;
+  std::vector<Joint> joints;
+  // (lower, higher) body indices of every joint without can_collide, sorted (index_joints).
+  std::vector<std::pair<int, int>> non_colliding_joints;
   std::vector<Input> inputs;
   int state_size = 0;  // 13 per free body
 
   // Index lookups; -1 when absent.
   int find_body(const std::string& name) const;
+  int find_joint(const std::string& name) const;
+  int find_input(const std::string& name) const;
   int find_material(const std::string& name) const;
   // The contact material of an unordered pair of material indices, or -1.
   int find_contact_material(int material_a, int material_b) const;
   // Whether shapes a and b (indices into shapes) may ever touch: both take part in contacts, on
-  // different bodies that are not both fixed, and their groups and masks let them.
+  // different bodies that are not both fixed, not joined by a joint without can_collide, and their
+  // groups and masks let them.
   bool may_collide(int shape_a, int shape_b) const;
   // "body/shape" as used in event logs and outputs.
   std::string shape_label(int shape) const;
@@ -174,5 +191,7 @@ struct Model {
 
 // Assigns state offsets (13 per free body) and the state size. Called once after loading.
 void assign_state_layout(Model& model);
+// Fills Model::non_colliding_joints from Model::joints. Called once after loading the joints.
+void index_joints(Model& model);
 
 }  // namespace hybridsim

@@ -2,6 +2,26 @@
 
 namespace hybridsim {
 
+namespace {
+
+// Position and quaternion rates of a free body: p' = v, q' = 1/2 q (x) (0, w_B), from the
+// unnormalised state so that the flow is linear in q, plus a pull of rate
+// kQuaternionStabilization towards |q| = 1.
+void write_pose_derivatives(const Vec3& w_B, const double* s, double* sdot) {
+  sdot[0] = s[7];
+  sdot[1] = s[8];
+  sdot[2] = s[9];
+  const double qw = s[3], qx = s[4], qy = s[5], qz = s[6];
+  const double norm_error = qw * qw + qx * qx + qy * qy + qz * qz - 1.0;
+  const double pull = -kQuaternionStabilization * norm_error;
+  sdot[3] = 0.5 * (-qx * w_B.x() - qy * w_B.y() - qz * w_B.z()) + pull * qw;
+  sdot[4] = 0.5 * (qw * w_B.x() + qy * w_B.z() - qz * w_B.y()) + pull * qx;
+  sdot[5] = 0.5 * (qw * w_B.y() + qz * w_B.x() - qx * w_B.z()) + pull * qy;
+  sdot[6] = 0.5 * (qw * w_B.z() + qx * w_B.y() - qy * w_B.x()) + pull * qz;
+}
+
+}  // namespace
+
 void compute_body_kinematics(const Body& body, const double* x, BodyKinematics& kinematics) {
   if (body.fixed) {
     kinematics.q_WB = body.q_WB;
@@ -31,20 +51,7 @@ void compute_body_derivatives(const Body& body, const BodyKinematics& kinematics
   const Mat3& R_WB = kinematics.X_WB.rotation;
   const Vec3& w_B = kinematics.w_WB_B;
 
-  // Position: the body origin moves with its state velocity.
-  sdot[0] = s[7];
-  sdot[1] = s[8];
-  sdot[2] = s[9];
-
-  // Quaternion: q_dot = 1/2 q (x) (0, w_B), from the unnormalised state so that the flow is
-  // linear in q, plus a pull of rate kQuaternionStabilization towards |q| = 1.
-  const double qw = s[3], qx = s[4], qy = s[5], qz = s[6];
-  const double norm_error = qw * qw + qx * qx + qy * qy + qz * qz - 1.0;
-  const double pull = -kQuaternionStabilization * norm_error;
-  sdot[3] = 0.5 * (-qx * w_B.x() - qy * w_B.y() - qz * w_B.z()) + pull * qw;
-  sdot[4] = 0.5 * (qw * w_B.x() + qy * w_B.z() - qz * w_B.y()) + pull * qx;
-  sdot[5] = 0.5 * (qw * w_B.y() + qz * w_B.x() - qx * w_B.z()) + pull * qy;
-  sdot[6] = 0.5 * (qw * w_B.z() + qx * w_B.y() - qy * w_B.x()) + pull * qz;
+  write_pose_derivatives(w_B, s, sdot);
 
   // Euler's equations about the centre of mass, body frame: I w_dot = tau - w x (I w).
   const Mat3& I_B = body.inertia_com_B;
@@ -64,6 +71,51 @@ void compute_body_derivatives(const Body& body, const BodyKinematics& kinematics
   sdot[7] = a_B_W.x();
   sdot[8] = a_B_W.y();
   sdot[9] = a_B_W.z();
+}
+
+Vec6 compute_body_acceleration(const Body& body, const BodyKinematics& kinematics,
+                               const BodyWrench& wrench) {
+  const Mat3& R_WB = kinematics.X_WB.rotation;
+  const Vec3& w_B = kinematics.w_WB_B;
+  const Vec3 tau_B = R_WB.transpose() * wrench.tau_Com_W;
+  const Vec3 wdot_B = body.inverse_inertia_com_B * (tau_B - w_B.cross(body.inertia_com_B * w_B));
+  Vec6 nu_dot;
+  nu_dot << wrench.f_W / body.mass, R_WB * wdot_B;
+  return nu_dot;
+}
+
+void write_body_derivatives(const Body& body, const BodyKinematics& kinematics, const Vec6& nu_dot,
+                            const double* x, double* xdot) {
+  const double* s = x + body.state_offset;
+  double* sdot = xdot + body.state_offset;
+  const Mat3& R_WB = kinematics.X_WB.rotation;
+  write_pose_derivatives(kinematics.w_WB_B, s, sdot);
+  // w_W = R w_B and w_W x w_W = 0 give alpha_W = R w_B'.
+  const Vec3 alpha_W = nu_dot.tail<3>();
+  const Vec3 wdot_B = R_WB.transpose() * alpha_W;
+  sdot[10] = wdot_B.x();
+  sdot[11] = wdot_B.y();
+  sdot[12] = wdot_B.z();
+  const Vec3 r_BCom_W = R_WB * body.p_BCom_B;
+  const Vec3& w_W = kinematics.w_WB_W;
+  const Vec3 a_B_W = nu_dot.head<3>() - alpha_W.cross(r_BCom_W) - w_W.cross(w_W.cross(r_BCom_W));
+  sdot[7] = a_B_W.x();
+  sdot[8] = a_B_W.y();
+  sdot[9] = a_B_W.z();
+}
+
+Vec6 body_acceleration_from_derivatives(const Body& body, const BodyKinematics& kinematics,
+                                        const double* xdot) {
+  const double* sdot = xdot + body.state_offset;
+  const Mat3& R_WB = kinematics.X_WB.rotation;
+  const Vec3 alpha_W = R_WB * Vec3(sdot[10], sdot[11], sdot[12]);
+  const Vec3 r_BCom_W = R_WB * body.p_BCom_B;
+  const Vec3& w_W = kinematics.w_WB_W;
+  const Vec3 a_Com_W =
+      Vec3(sdot[7], sdot[8], sdot[9]) + alpha_W.cross(r_BCom_W) + w_W.cross(w_W.cross(r_BCom_W));
+  Vec6 nu_dot;
+  nu_dot << a_Com_W, alpha_W;
+  return nu_dot;
 }
 
 double compute_kinetic_energy(const Body& body, const BodyKinematics& kinematics) {

@@ -56,6 +56,21 @@ inline Vec3 velocity_of_point(const BodyKinematics& kinematics, const Vec3& p_WQ
 void compute_body_derivatives(const Body& body, const BodyKinematics& kinematics,
                               const BodyWrench& wrench, const double* x, double* xdot);
 
+// Accelerations of a free body under a wrench: (a_Com_W, alpha_W), centre of mass and angular,
+// world frame, m/s^2 and rad/s^2, with Euler's gyroscopic term.
+Vec6 compute_body_acceleration(const Body& body, const BodyKinematics& kinematics,
+                               const BodyWrench& wrench);
+
+// Writes the 13 state derivatives of a free body at x + offset from given accelerations
+// (a_Com_W, alpha_W), e.g. constrained ones.
+void write_body_derivatives(const Body& body, const BodyKinematics& kinematics, const Vec6& nu_dot,
+                            const double* x, double* xdot);
+
+// The inverse of write_body_derivatives for the velocity part: (a_Com_W, alpha_W) from the state
+// derivatives of a free body at x + offset.
+Vec6 body_acceleration_from_derivatives(const Body& body, const BodyKinematics& kinematics,
+                                        const double* xdot);
+
 // Kinetic energy (translation of the centre of mass plus rotation about it), J.
 double compute_kinetic_energy(const Body& body, const BodyKinematics& kinematics);
 

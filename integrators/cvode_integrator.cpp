@@ -10,26 +10,12 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "integrators/sundials_support.hpp"
 
 namespace hybridsim {
-namespace {
-
-// Every SUNDIALS call goes through this check: a negative flag is a SolverError naming the call.
-void check_flag(int flag, const char* call) {
-  if (flag < 0) throw SolverError(fmt::format("{} failed with flag {}", call, flag));
-}
-
-template <typename T>
-T* check_pointer(T* pointer, const char* call) {
-  if (pointer == nullptr) throw SolverError(fmt::format("{} returned null", call));
-  return pointer;
-}
-
-Eigen::Map<Eigen::VectorXd> as_eigen(N_Vector v) {
-  return {N_VGetArrayPointer(v), static_cast<Eigen::Index>(N_VGetLength(v))};
-}
-
-}  // namespace
+using sundials::as_eigen;
+using sundials::check_flag;
+using sundials::check_pointer;
 
 struct CvodeIntegrator::Solver {
   HybridSystem* system = nullptr;

@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "integrators/cvode_integrator.hpp"
+#include "integrators/ida_integrator.hpp"
 #include "integrators/integrator.hpp"
 
 namespace hybridsim {
@@ -22,6 +23,9 @@ std::vector<IntegratorInfo> list_integrators() {
       {"cvode-bdf",
        "SUNDIALS CVODE, variable-order BDF (1-5), Newton iteration, dense linear solver"},
       {"cvode-adams", "SUNDIALS CVODE, variable-order Adams-Moulton (1-12), fixed-point iteration"},
+      {"ida",
+       "SUNDIALS IDA, variable-order BDF (1-5) on the DAE form (joint multipliers algebraic), "
+       "Newton iteration, dense linear solver, IDACalcIC at every restart"},
   };
 }
 
@@ -30,6 +34,7 @@ std::unique_ptr<Integrator> make_integrator(const std::string& name) {
   if (name == "cvode-adams") {
     return std::make_unique<CvodeIntegrator>(CvodeIntegrator::Method::adams);
   }
+  if (name == "ida") return std::make_unique<IdaIntegrator>();
   std::string known;
   for (const IntegratorInfo& info : list_integrators()) {
     known += (known.empty() ? "" : ", ") + info.name;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.hpp"
+
 namespace hybridsim {
 namespace {
 
@@ -28,9 +30,12 @@ double shape_thickness(const Shape& shape) {
 MultibodySystem::MultibodySystem(const Model& model)
     : model_(model),
       contacts_(model),
+      constraints_(model),
+      jointed_(model.bodies.size(), 0),
       kinematics_(model.bodies.size()),
       X_WS_(model.shapes.size()),
       wrenches_(model.bodies.size()),
+      nu_dot_(model.bodies.size(), Vec6::Zero()),
       input_overridden_(model.inputs.size(), 0),
       input_override_values_(model.inputs.size(), Vec3::Zero()) {
   for (const Shape& shape : model.shapes) {
@@ -47,6 +52,10 @@ MultibodySystem::MultibodySystem(const Model& model)
     } else {
       free_bodies_.push_back(static_cast<int>(i));
     }
+  }
+  for (const Joint& joint : model.joints) {
+    jointed_[joint.parent] = model.bodies[joint.parent].fixed ? 0 : 1;
+    jointed_[joint.child] = model.bodies[joint.child].fixed ? 0 : 1;
   }
 }
 
@@ -76,6 +85,32 @@ void MultibodySystem::apply_gravity_and_inputs(double t) {
       wrenches_[input.body].f_W += value;  // at the centre of mass
     } else {
       wrenches_[input.body].tau_Com_W += value;
+    }
+  }
+}
+
+void MultibodySystem::apply_joint_efforts(double t) {
+  for (std::size_t j = 0; j < model_.joints.size(); ++j) {
+    const Joint& joint = model_.joints[j];
+    const bool spring = joint.stiffness != 0.0 || joint.damping != 0.0;
+    if (joint.input < 0 && !spring) continue;
+    const BodyKinematics& P = kinematics_[joint.parent];
+    const BodyKinematics& C = kinematics_[joint.child];
+    double effort = joint.input >= 0 ? input_value(joint.input, t).x() : 0.0;
+    if (spring) {
+      const JointCoordinate q = compute_joint_coordinate(joint, P, C);
+      effort -=
+          joint.stiffness * (q.position - joint.spring_reference) + joint.damping * q.velocity;
+    }
+    const Vec3 axis_W = P.X_WB.rotation * joint.axis_P;
+    if (joint.type == JointType::revolute) {
+      wrenches_[joint.child].tau_Com_W += effort * axis_W;
+      wrenches_[joint.parent].tau_Com_W -= effort * axis_W;
+    } else {  // prismatic (the loader allows efforts on these two types only)
+      // Action and reaction at the child's anchor: no net moment on the pair.
+      const Vec3 p_WJ = child_anchor_W(joint, C);
+      wrenches_[joint.child].add_force_at(effort * axis_W, p_WJ, C.p_WCom);
+      wrenches_[joint.parent].add_force_at(-effort * axis_W, p_WJ, P.p_WCom);
     }
   }
 }
@@ -136,17 +171,88 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
 }
 
 void MultibodySystem::write_derivatives(const double* x, double* xdot) {
-  for (int i : free_bodies_) {
-    compute_body_derivatives(model_.bodies[i], kinematics_[i], wrenches_[i], x, xdot);
+  if (!constraints_.empty()) {
+    for (int i : free_bodies_) {
+      if (jointed_[i] != 0) {
+        nu_dot_[i] = compute_body_acceleration(model_.bodies[i], kinematics_[i], wrenches_[i]);
+      }
+    }
+    constraints_.evaluate(kinematics_);
+    constraints_.solve_accelerations(model_.simulation.constraint_stabilization, nu_dot_);
   }
+  for (int i : free_bodies_) {
+    if (jointed_[i] != 0) {
+      write_body_derivatives(model_.bodies[i], kinematics_[i], nu_dot_[i], x, xdot);
+    } else {
+      compute_body_derivatives(model_.bodies[i], kinematics_[i], wrenches_[i], x, xdot);
+    }
+  }
+}
+
+void MultibodySystem::compute_wrenches(double t, const double* x) {
+  update_kinematics(x);
+  apply_gravity_and_inputs(t);
+  apply_joint_efforts(t);
+  apply_contact_forces(nullptr);
 }
 
 void MultibodySystem::compute_derivatives(double t, ConstVectorRef x, VectorRef xdot) {
   ++rhs_count_;
-  update_kinematics(x.data());
-  apply_gravity_and_inputs(t);
-  apply_contact_forces(nullptr);
+  compute_wrenches(t, x.data());
   write_derivatives(x.data(), xdot.data());
+}
+
+void MultibodySystem::guess_algebraic(double t, ConstVectorRef x, VectorRef lambda) {
+  // The multipliers of the ODE form at x: consistent with its accelerations.
+  if (constraints_.empty()) return;
+  compute_wrenches(t, x.data());
+  for (int i : free_bodies_) {
+    if (jointed_[i] != 0) {
+      nu_dot_[i] = compute_body_acceleration(model_.bodies[i], kinematics_[i], wrenches_[i]);
+    }
+  }
+  constraints_.evaluate(kinematics_);
+  constraints_.solve_accelerations(model_.simulation.constraint_stabilization, nu_dot_);
+  const std::span<const double> multipliers = constraints_.multipliers();
+  for (int i = 0; i < constraints_.row_count(); ++i) lambda[i] = multipliers[i];
+}
+
+void MultibodySystem::compute_residual(double t, ConstVectorRef y, ConstVectorRef yp,
+                                       VectorRef residual) {
+  ++rhs_count_;
+  const int n = model_.state_size;
+  const int m = constraints_.row_count();
+  compute_wrenches(t, y.data());
+  // State equations: x' - f(x, lambda), the constraint forces G^T lambda added to the others.
+  if (m > 0) {
+    for (int i : free_bodies_) {
+      if (jointed_[i] != 0) {
+        nu_dot_[i] = compute_body_acceleration(model_.bodies[i], kinematics_[i], wrenches_[i]);
+      }
+    }
+    constraints_.evaluate(kinematics_);
+    constraints_.add_constraint_accelerations({y.data() + n, static_cast<std::size_t>(m)}, nu_dot_);
+  }
+  for (int i : free_bodies_) {
+    if (jointed_[i] != 0) {
+      write_body_derivatives(model_.bodies[i], kinematics_[i], nu_dot_[i], y.data(),
+                             residual.data());
+    } else {
+      compute_body_derivatives(model_.bodies[i], kinematics_[i], wrenches_[i], y.data(),
+                               residual.data());
+    }
+  }
+  residual.head(n) = yp.head(n) - residual.head(n);
+  if (m == 0) return;
+  // Constraint equations on the accelerations that y' holds.
+  for (int i : free_bodies_) {
+    if (jointed_[i] != 0) {
+      nu_dot_[i] = body_acceleration_from_derivatives(model_.bodies[i], kinematics_[i], yp.data());
+    }
+  }
+  constraints_.acceleration_residual(model_.simulation.constraint_stabilization, nu_dot_,
+                                     {y.data() + n, static_cast<std::size_t>(m)},
+                                     {residual.data() + n, static_cast<std::size_t>(m)});
 }
 
 void MultibodySystem::compute_crossings(double /*t*/, ConstVectorRef x, VectorRef z) {
@@ -155,8 +261,15 @@ void MultibodySystem::compute_crossings(double /*t*/, ConstVectorRef x, VectorRe
 }
 
 EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossing, VectorRef x) {
-  // Restarts begin from unit quaternions (a change of the order of the integrator's tolerance).
+  // Restarts begin from unit quaternions and, with joints, from a state on the constraint manifold
+  // (changes of the order of the integrator's tolerance).
   for (const Body& body : model_.bodies) normalize_body_quaternion(body, x.data());
+  if (!constraints_.project(x.data(), model_.simulation.constraint_tolerance)) {
+    throw SolverError(fmt::format(
+        "t = {} s: the joint constraints could not be satisfied (largest position error {} after "
+        "50 Newton iterations)",
+        t, constraints_.max_position_error()));
+  }
   update_kinematics(x.data());
   EventOutcome outcome;
   outcome.state_changed = true;
@@ -166,7 +279,9 @@ EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossi
 
 EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
   contacts_.reset();  // a new run: no stored contact data carries over
-  return rebuild_contacts(t0, "", x);
+  EventOutcome outcome = rebuild_contacts(t0, "", x);  // projects x onto the joints first
+  constraints_.detect_redundancy();
+  return outcome;
 }
 
 EventOutcome MultibodySystem::handle_state_event(double t, VectorRef x,
@@ -264,6 +379,13 @@ double MultibodySystem::compute_energy(ConstVectorRef x) {
     energy += compute_kinetic_energy(body, kinematics_[i]);
     energy -= body.mass * model_.gravity_W.dot(kinematics_[i].p_WCom);
   }
+  for (const Joint& joint : model_.joints) {
+    if (joint.stiffness == 0.0) continue;
+    const JointCoordinate q =
+        compute_joint_coordinate(joint, kinematics_[joint.parent], kinematics_[joint.child]);
+    const double stretch = q.position - joint.spring_reference;
+    energy += 0.5 * joint.stiffness * stretch * stretch;
+  }
   const double eps = contacts_.contact_eps();
   for (const auto& [id, pair] : contacts_.contacts()) {
     if (pair.law.observer) continue;  // no force, no stored energy
@@ -280,6 +402,27 @@ std::vector<ContactResult> MultibodySystem::compute_contact_results(ConstVectorR
   update_kinematics(x.data());
   apply_contact_forces(results.data());  // also adds into the wrench scratch, reset every RHS
   return results;
+}
+
+}  // namespace hybridsim
+
+namespace hybridsim {
+
+std::vector<JointCoordinate> MultibodySystem::compute_joint_coordinates(ConstVectorRef x) {
+  update_kinematics(x.data());
+  std::vector<JointCoordinate> coordinates;
+  coordinates.reserve(model_.joints.size());
+  for (const Joint& joint : model_.joints) {
+    coordinates.push_back(
+        compute_joint_coordinate(joint, kinematics_[joint.parent], kinematics_[joint.child]));
+  }
+  return coordinates;
+}
+
+MultibodySystem::ConstraintError MultibodySystem::compute_constraint_error(ConstVectorRef x) {
+  update_kinematics(x.data());
+  constraints_.evaluate(kinematics_);
+  return {constraints_.max_position_error(), constraints_.max_velocity_error()};
 }
 
 }  // namespace hybridsim

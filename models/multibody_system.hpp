@@ -1,18 +1,22 @@
-// MultibodySystem: free rigid bodies with shapes in contact, as a HybridSystem. Contact starts and
-// ends are state events through the z1/z2 crossing functions of the ContactHandler; input signal
-// breakpoints are time events.
+// MultibodySystem: free rigid bodies with shapes in contact, connected by joints, as a
+// HybridSystem. Contact starts and ends are state events through the z1/z2 crossing functions of
+// the ContactHandler; input signal breakpoints are time events. Joints are constraints in maximal
+// coordinates (core/constraint_solver.hpp); every restart projects the state onto them.
 //
 // One right-hand-side evaluation, in stages:
 //   update_kinematics        body poses and velocities from x (normalised quaternions), shape poses
 //   apply_gravity_and_inputs gravity at each centre of mass, input forces and torques
+//   apply_joint_efforts      joint inputs, springs and dampers
 //   apply_contact_forces     the law of each pair in contactDict (the set is frozen between events)
-//   write_derivatives        Newton-Euler per free body
+//   write_derivatives        Newton-Euler per free body; with joints, the constrained
+//                            accelerations of the KKT system with Baumgarte stabilisation
 // Nothing allocates on this path or in the crossing functions.
 #pragma once
 
 #include <span>
 #include <vector>
 
+#include "core/constraint_solver.hpp"
 #include "core/hybrid_system.hpp"
 #include "core/model.hpp"
 #include "core/rigid_body.hpp"
@@ -29,6 +33,12 @@ class MultibodySystem final : public HybridSystem {
   void initial_state(VectorRef x0) const override;
   EventOutcome initialize(double t0, VectorRef x) override;
   void compute_derivatives(double t, ConstVectorRef x, VectorRef xdot) override;
+  // DAE form: the algebraic variables are the joint multipliers (one per constraint row, N or
+  // N m); the residual is the state equation with the constraint forces G^T lambda, and the
+  // Baumgarte-stabilised acceleration constraints (index 1, see docs/physics.md).
+  int algebraic_size() const override { return constraints_.row_count(); }
+  void guess_algebraic(double t, ConstVectorRef x, VectorRef lambda) override;
+  void compute_residual(double t, ConstVectorRef y, ConstVectorRef yp, VectorRef residual) override;
   int crossing_count() const override { return 2; }
   std::vector<int> crossing_directions() const override { return {+1, -1}; }
   void compute_crossings(double t, ConstVectorRef x, VectorRef z) override;
@@ -54,12 +64,23 @@ class MultibodySystem final : public HybridSystem {
   std::span<const BodyKinematics> compute_kinematics(ConstVectorRef x);
   // Law results of the pairs in contact at x.
   std::vector<ContactResult> compute_contact_results(ConstVectorRef x);
+  // Coordinate and rate of every joint at x (Model::joints order).
+  std::vector<JointCoordinate> compute_joint_coordinates(ConstVectorRef x);
+  // Largest joint constraint violation at x: position (m or rad) and velocity (m/s or rad/s).
+  struct ConstraintError {
+    double position = 0.0;
+    double velocity = 0.0;
+  };
+  ConstraintError compute_constraint_error(ConstVectorRef x);
 
  private:
   void update_kinematics(const double* x);
   void apply_gravity_and_inputs(double t);
+  void apply_joint_efforts(double t);
   void apply_contact_forces(ContactResult* results);
   void write_derivatives(const double* x, double* xdot);
+  // Forces of every kind into wrenches_ (the first stages of an evaluation).
+  void compute_wrenches(double t, const double* x);
   EventOutcome rebuild_contacts(double t, std::string_view crossing, VectorRef x);
 
   const Model& model_;
@@ -67,11 +88,14 @@ class MultibodySystem final : public HybridSystem {
   double smallest_shape_thickness_ = kInfinity;  // m, of the collision shapes
 
   std::vector<int> free_bodies_;  // indices of the bodies with states
+  ConstraintSolver constraints_;
+  std::vector<char> jointed_;  // per body: a free body with a joint (constrained accelerations)
 
   // Workspace, sized once.
   std::vector<BodyKinematics> kinematics_;   // per body
   std::vector<Pose> X_WS_;                   // per shape
   std::vector<BodyWrench> wrenches_;         // per body
+  std::vector<Vec6> nu_dot_;                 // per body: (a_Com_W, alpha_W)
   std::vector<char> input_overridden_;       // per input: a host value is set
   std::vector<Vec3> input_override_values_;  // per input
   long rhs_count_ = 0;

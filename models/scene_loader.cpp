@@ -17,6 +17,7 @@
 #include "collision/signed_distance.hpp"
 #include "core/errors.hpp"
 #include "integrators/integrator.hpp"
+#include "models/joint_reader.hpp"
 #include "models/mass_properties.hpp"
 #include "models/yaml_reader.hpp"
 
@@ -468,18 +469,19 @@ void read_inputs(MapReader& root, Model& model) {
     MapReader reader(list[i], indexed("inputs", i), root.source());
     Input input;
     input.name = reader.required_string("name");
-    if (!reader.has("target")) {
-      reader.fail("target", "is required (joint inputs are not supported yet)");
+    if (model.find_input(input.name) >= 0) reader.fail("name", "duplicate input name");
+    // Without a target the input drives the effort of the joint that names it (read_joints).
+    if (reader.has("target")) {
+      MapReader target(reader.get("target"), reader.path_of("target"), root.source());
+      const std::string body = target.required_string("body");
+      input.body = model.find_body(body);
+      if (input.body < 0) target.fail("body", "unknown body");
+      input.kind = target.choice("kind", "force", {"force", "torque"}) == "force"
+                       ? Input::Kind::force
+                       : Input::Kind::torque;
+      input.body_frame = target.choice("frame", "world", {"world", "body"}) == "body";
+      target.reject_unknown_keys();
     }
-    MapReader target(reader.get("target"), reader.path_of("target"), root.source());
-    const std::string body = target.required_string("body");
-    input.body = model.find_body(body);
-    if (input.body < 0) target.fail("body", "unknown body");
-    input.kind = target.choice("kind", "force", {"force", "torque"}) == "force"
-                     ? Input::Kind::force
-                     : Input::Kind::torque;
-    input.body_frame = target.choice("frame", "world", {"world", "body"}) == "body";
-    target.reject_unknown_keys();
     if (!reader.has("signal")) reader.fail("signal", "is required");
     input.signal = read_signal(reader);
     reader.reject_unknown_keys();
@@ -502,6 +504,9 @@ void read_settings(MapReader& root, Model& model) {
     if (sim.has("atol")) s.atol = sim.positive("atol", 1.0);
     s.output_interval = sim.positive("output_interval", s.output_interval);
     if (sim.has("max_step")) s.max_step = sim.positive("max_step", 1.0);
+    s.constraint_stabilization =
+        sim.non_negative("constraint_stabilization", s.constraint_stabilization);
+    s.constraint_tolerance = sim.positive("constraint_tolerance", s.constraint_tolerance);
     sim.reject_unknown_keys();
   } else {
     root.get("simulation");
@@ -640,10 +645,8 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
   read_materials(root, model);
   read_contact_materials(root, model);
   read_bodies(root, model);
-  if (root.sequence("joints").size() > 0) {
-    root.fail("joints", "joints are not supported yet");
-  }
   read_inputs(root, model);
+  read_joints(root, model);
   root.reject_unknown_keys();
   check_collision_pairs(model);
   assign_state_layout(model);

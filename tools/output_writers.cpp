@@ -69,6 +69,9 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
         trajectory_ << ',' << body.name << '.' << column;
       }
     }
+    for (const Joint& joint : system.model().joints) {
+      trajectory_ << ',' << joint.name << ".q," << joint.name << ".qd";
+    }
     trajectory_ << ",energy\n";
   }
   if (!outputs.events_path.empty()) events_ = open_output(outputs.events_path);
@@ -111,6 +114,9 @@ void RunWriter::write_trajectory_row(double t, const VectorX& x) {
                        p.z(), k.q_WB.w(), k.q_WB.x(), k.q_WB.y(), k.q_WB.z());
     row += fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", v.x(), v.y(), v.z(),
                        w.x(), w.y(), w.z());
+  }
+  for (const JointCoordinate& q : system_.compute_joint_coordinates(x)) {
+    row += fmt::format(",{:.17g},{:.17g}", q.position, q.velocity);
   }
   row += fmt::format(",{:.17g}\n", system_.compute_energy(x));
   trajectory_ << row;
@@ -199,7 +205,13 @@ nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& op
         {"linear_velocity", to_json(k.v_WCom_W + k.w_WB_W.cross(p - k.p_WCom))},
         {"angular_velocity", to_json(k.w_WB_W)}};
   }
-  summary["final_state"] = {{"bodies", bodies}, {"joints", nlohmann::json::object()}};
+  nlohmann::json joints = nlohmann::json::object();
+  const std::vector<JointCoordinate> coordinates = system.compute_joint_coordinates(final_state);
+  for (std::size_t j = 0; j < coordinates.size(); ++j) {
+    joints[system.model().joints[j].name] = {{"position", coordinates[j].position},
+                                             {"velocity", coordinates[j].velocity}};
+  }
+  summary["final_state"] = {{"bodies", bodies}, {"joints", joints}};
   return summary;
 }
 

@@ -220,3 +220,66 @@ TEST_CASE("scene loader: the inertia from shapes moves to a centre of mass given
 
 }  // namespace
 }  // namespace hybridsim
+
+namespace hybridsim {
+namespace {
+
+std::string with_joint(const std::string& joint, const std::string& extra = "") {
+  return std::string(kBase) + R"(  - name: arm
+    position: [1, 0, 1]
+    shapes: [{type: sphere, radius: 0.1, material: Steel}]
+joints:
+  - )" + joint +
+         "\n" + extra;
+}
+
+TEST_CASE("scene loader: bad joints are load errors that name the key") {
+  const std::string hinge =
+      "{name: j, type: revolute, parent: ground, child: ball, axis: [1, 0, 0]";
+  CHECK(error_of(
+            with_joint("{name: j, type: revolute, parent: ground, child: nobody, axis: [1, 0, 0]}"))
+            .find("joints[0].child") != std::string::npos);
+  CHECK(error_of(
+            with_joint("{name: j, type: revolute, parent: ground, child: ball, axis: [0, 0, 0]}"))
+            .find("must not be zero") != std::string::npos);
+  CHECK(
+      error_of(with_joint("{name: j, type: revolute, parent: ball, child: ball, axis: [1, 0, 0]}"))
+          .find("jointed to itself") != std::string::npos);
+  CHECK(error_of(
+            with_joint("{name: j, type: spherical, parent: ground, child: ball, axis: [1, 0, 0]}"))
+            .find("has no axis") != std::string::npos);
+  CHECK(error_of(with_joint("{name: j, type: hinge, parent: ground, child: ball}"))
+            .find("joints[0].type") != std::string::npos);
+  CHECK(error_of(with_joint(hinge + ", input: push}")).find("unknown input") != std::string::npos);
+  const std::string idle = error_of(
+      with_joint(hinge + "}", "inputs:\n  - {name: idle, signal: {constant: [1, 0, 0]}}\n"));
+  CAPTURE(idle);
+  CHECK(idle.find("input 'idle' has no target") != std::string::npos);
+  // A loop that does not close: the arm is jointed to the ball at two distant anchors.
+  const std::string loop = with_joint(
+      "{name: a, type: spherical, parent: ground, child: ball, anchor: [0, 0, 1]}\n"
+      "  - {name: b, type: spherical, parent: ball, child: arm, anchor: [0.5, 0, 1]}\n"
+      "  - {name: c, type: revolute, parent: ground, child: arm, anchor: [1, 0, 1], axis: [0, 1, "
+      "0],"
+      " initial: {position: 0.3}}");
+  CHECK(error_of(loop).find("closes a loop") != std::string::npos);
+}
+
+TEST_CASE("scene loader: a joint's initial position moves the child's subtree about the anchor") {
+  const Model model = load_scene_text(
+      with_joint("{name: j, type: revolute, parent: ground, child: ball, anchor: [0, 0, 2], "
+                 "axis: [1, 0, 0], initial: {position: 1.5707963267948966, velocity: 2.0}}"),
+      "scene.yaml");
+  const Body& ball = model.bodies[1];
+  // The ball hung 1 m below the anchor; a quarter turn about +x takes -z to +y.
+  CHECK(std::abs(ball.p_WB.y() - 1.0) < 1e-15);
+  CHECK(std::abs(ball.p_WB.z() - 2.0) < 1e-15);
+  // Joint rate 2 rad/s: w = 2 x, v = w x (p - anchor) = 2 x (0, 1, 0) = (0, 0, 2).
+  CHECK((ball.w_WB_W - Vec3(2, 0, 0)).norm() < 1e-15);
+  CHECK((ball.v_WB_W - Vec3(0, 0, 2)).norm() < 1e-14);
+  // Jointed shapes do not collide unless the joint says so.
+  CHECK_FALSE(model.may_collide(0, 1));
+}
+
+}  // namespace
+}  // namespace hybridsim

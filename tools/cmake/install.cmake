@@ -24,6 +24,7 @@ install(FILES
   core/errors.hpp
   core/friction_law.hpp
   core/hybrid_system.hpp
+  core/joint.hpp
   core/math.hpp
   core/model.hpp
   core/signal.hpp

@@ -1,0 +1,264 @@
+#include "core/constraint_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Eigenvalues>
+
+namespace hybridsim {
+namespace {
+
+// Relative regularisation of A's diagonal, large enough that a redundant set of constraints (A
+// singular) gives finite multipliers, whose null-space part G^T removes. The shift alone would
+// leave an error shift * lambda in the constraint accelerations; kRefinements steps of iterative
+// refinement with the shifted factorisation (iterated Tikhonov) remove it by a factor
+// shift / (shift + sigma) each, about 1e-10 for the well-posed directions.
+constexpr double kRegularization = 1e-10;
+constexpr int kRefinements = 2;
+
+Vec6 joint_jacobian(const ConstraintRow& row, bool child) {
+  return child ? row.J_child : row.J_parent;
+}
+
+// M_b^-1 J for one body: 1/m on the linear part, the world inverse inertia on the angular part.
+Vec6 apply_inverse_mass(const Body& body, const Mat3& inverse_inertia_W, const Vec6& J) {
+  Vec6 out;
+  out.head<3>() = J.head<3>() / body.mass;
+  out.tail<3>() = inverse_inertia_W * J.tail<3>();
+  return out;
+}
+
+// Writes the velocity states of a free body (origin velocity, body-frame angular velocity) from
+// the centre-of-mass velocity and the angular velocity in world, at orientation R_WB.
+void write_body_velocity(const Body& body, const Mat3& R_WB, const Vec3& v_WCom, const Vec3& w_W,
+                         double* s) {
+  const Vec3 w_B = R_WB.transpose() * w_W;
+  const Vec3 v_WB = v_WCom - w_W.cross(R_WB * body.p_BCom_B);
+  for (int i = 0; i < 3; ++i) {
+    s[7 + i] = v_WB[i];
+    s[10 + i] = w_B[i];
+  }
+}
+
+}  // namespace
+
+ConstraintSolver::ConstraintSolver(const Model& model)
+    : model_(model),
+      body_rows_(model.bodies.size()),
+      inverse_inertia_W_(model.bodies.size(), Mat3::Zero()),
+      kinematics_(model.bodies.size()),
+      delta_(model.bodies.size(), Vec6::Zero()) {
+  for (std::size_t j = 0; j < model.joints.size(); ++j) {
+    const Joint& joint = model.joints[j];
+    const int count = joint_constraint_count(joint.type);
+    for (int k = 0; k < count; ++k) {
+      const int row = row_count_ + k;
+      row_joint_.push_back(static_cast<int>(j));
+      if (!model.bodies[joint.child].fixed) body_rows_[joint.child].push_back({row, true});
+      if (!model.bodies[joint.parent].fixed) body_rows_[joint.parent].push_back({row, false});
+    }
+    row_count_ += count;
+  }
+  rows_.resize(row_count_);
+  A_ = Eigen::MatrixXd::Zero(row_count_, row_count_);
+  llt_ = Eigen::LLT<Eigen::MatrixXd>(row_count_);
+  rhs_ = Eigen::VectorXd::Zero(row_count_);
+  residual_ = Eigen::VectorXd::Zero(row_count_);
+  lambda_ = Eigen::VectorXd::Zero(row_count_);
+}
+
+void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
+  int row = 0;
+  for (const Joint& joint : model_.joints) {
+    evaluate_joint_constraints(joint, kinematics[joint.parent], kinematics[joint.child],
+                               rows_.data() + row);
+    row += joint_constraint_count(joint.type);
+  }
+  for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
+    if (body_rows_[b].empty()) continue;
+    const Mat3& R = kinematics[b].X_WB.rotation;
+    inverse_inertia_W_[b] = R * model_.bodies[b].inverse_inertia_com_B * R.transpose();
+  }
+}
+
+void ConstraintSolver::factorize() {
+  A_.setZero();
+  for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
+    const std::vector<RowBody>& touching = body_rows_[b];
+    const Body& body = model_.bodies[b];
+    for (const RowBody& k : touching) {
+      const Vec6 MinvJk =
+          apply_inverse_mass(body, inverse_inertia_W_[b], joint_jacobian(rows_[k.row], k.child));
+      for (const RowBody& i : touching) {
+        if (i.row < k.row) continue;  // lower triangle only: LLT reads nothing else
+        A_(i.row, k.row) += joint_jacobian(rows_[i.row], i.child).dot(MinvJk);
+      }
+    }
+  }
+  shift_ = kRegularization * std::max(A_.diagonal().maxCoeff(), 1e-300);
+  A_.diagonal().array() += shift_;
+  llt_.compute(A_);
+}
+
+void ConstraintSolver::solve_in_place(Eigen::VectorXd& b) {
+  rhs_ = b;
+  llt_.solveInPlace(b);
+  for (int step = 0; step < kRefinements; ++step) {
+    // residual = rhs - A b with the unshifted A (A_ holds the shifted lower triangle)
+    residual_.noalias() = A_.selfadjointView<Eigen::Lower>() * b;
+    residual_ = rhs_ - residual_ + shift_ * b;
+    llt_.solveInPlace(residual_);
+    b += residual_;
+  }
+}
+
+void ConstraintSolver::distribute(std::span<const double> mu, std::span<Vec6> delta) const {
+  for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
+    if (body_rows_[b].empty()) continue;
+    Vec6 J_mu = Vec6::Zero();
+    for (const RowBody& r : body_rows_[b])
+      J_mu += joint_jacobian(rows_[r.row], r.child) * mu[r.row];
+    delta[b] += apply_inverse_mass(model_.bodies[b], inverse_inertia_W_[b], J_mu);
+  }
+}
+
+void ConstraintSolver::solve_accelerations(double omega, std::span<Vec6> nu_dot) {
+  if (empty()) return;
+  factorize();
+  for (int i = 0; i < row_count_; ++i) {
+    const ConstraintRow& row = rows_[i];
+    const Joint& joint = model_.joints[row_joint_[i]];
+    double achieved = 0.0;  // J nu' of the unconstrained accelerations
+    if (!model_.bodies[joint.child].fixed) achieved += row.J_child.dot(nu_dot[joint.child]);
+    if (!model_.bodies[joint.parent].fixed) achieved += row.J_parent.dot(nu_dot[joint.parent]);
+    rhs_[i] =
+        row.bias - 2.0 * omega * row.velocity_error - omega * omega * row.position_error - achieved;
+  }
+  lambda_ = rhs_;
+  solve_in_place(lambda_);
+  distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, nu_dot);
+}
+
+void ConstraintSolver::add_constraint_accelerations(std::span<const double> lambda,
+                                                    std::span<Vec6> nu_dot) const {
+  distribute(lambda, nu_dot);
+}
+
+void ConstraintSolver::acceleration_residual(double omega, std::span<const Vec6> nu_dot,
+                                             std::span<const double> lambda,
+                                             std::span<double> residual) const {
+  for (int i = 0; i < row_count_; ++i) {
+    const ConstraintRow& row = rows_[i];
+    const Joint& joint = model_.joints[row_joint_[i]];
+    double achieved = 0.0;
+    double diagonal = 0.0;  // A_ii
+    const Body& child = model_.bodies[joint.child];
+    const Body& parent = model_.bodies[joint.parent];
+    if (!child.fixed) {
+      achieved += row.J_child.dot(nu_dot[joint.child]);
+      diagonal +=
+          row.J_child.dot(apply_inverse_mass(child, inverse_inertia_W_[joint.child], row.J_child));
+    }
+    if (!parent.fixed) {
+      achieved += row.J_parent.dot(nu_dot[joint.parent]);
+      diagonal += row.J_parent.dot(
+          apply_inverse_mass(parent, inverse_inertia_W_[joint.parent], row.J_parent));
+    }
+    residual[i] = achieved - (row.bias - 2.0 * omega * row.velocity_error -
+                              omega * omega * row.position_error);
+    if (redundant_) residual[i] += kRegularization * diagonal * lambda[i];
+  }
+}
+
+void ConstraintSolver::detect_redundancy() {
+  if (empty()) return;
+  factorize();
+  A_.diagonal().array() -= shift_;
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(A_, Eigen::EigenvaluesOnly);
+  const Eigen::VectorXd& values = eigen.eigenvalues();  // ascending
+  redundant_ = values[0] < 1e-9 * values[values.size() - 1];
+}
+
+double ConstraintSolver::max_position_error() const {
+  double error = 0.0;
+  for (const ConstraintRow& row : rows_) error = std::max(error, std::abs(row.position_error));
+  return error;
+}
+
+double ConstraintSolver::max_velocity_error() const {
+  double error = 0.0;
+  for (const ConstraintRow& row : rows_) error = std::max(error, std::abs(row.velocity_error));
+  return error;
+}
+
+void ConstraintSolver::compute_kinematics(const double* x) {
+  for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
+    compute_body_kinematics(model_.bodies[b], x, kinematics_[b]);
+  }
+}
+
+bool ConstraintSolver::project(double* x, double position_tolerance) {
+  if (empty()) return true;
+  std::span<const double> mu{lambda_.data(), static_cast<std::size_t>(row_count_)};
+  bool converged = false;
+  for (int iteration = 0; iteration < 50; ++iteration) {
+    compute_kinematics(x);
+    evaluate(kinematics_);
+    if (max_position_error() <= position_tolerance) {
+      converged = true;
+      break;
+    }
+    // The smallest mass-weighted displacement that removes g to first order: A mu = -g.
+    factorize();
+    for (int i = 0; i < row_count_; ++i) lambda_[i] = -rows_[i].position_error;
+    solve_in_place(lambda_);
+    std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
+    distribute(mu, delta_);
+    for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
+      const Body& body = model_.bodies[b];
+      if (body_rows_[b].empty()) continue;
+      const BodyKinematics& k = kinematics_[b];
+      // Translate the centre of mass, rotate about it; then the origin follows.
+      const Vec3 p_WCom = k.p_WCom + delta_[b].head<3>();
+      const Vec3 rotation_W = delta_[b].tail<3>();
+      const double angle = rotation_W.norm();
+      const Quat turn =
+          angle > 0.0 ? Quat(Eigen::AngleAxisd(angle, rotation_W / angle)) : Quat::Identity();
+      const Quat q = (turn * k.q_WB).normalized();
+      const Vec3 p_WB = p_WCom - q.toRotationMatrix() * body.p_BCom_B;
+      double* s = x + body.state_offset;
+      s[0] = p_WB.x();
+      s[1] = p_WB.y();
+      s[2] = p_WB.z();
+      s[3] = q.w();
+      s[4] = q.x();
+      s[5] = q.y();
+      s[6] = q.z();
+      // Keep the world velocities of the centre of mass and the angular velocity.
+      write_body_velocity(body, q.toRotationMatrix(), k.v_WCom_W, k.w_WB_W, s);
+    }
+  }
+  // Velocities: g' is linear in nu, one solve of A mu = -g' removes it (a second one cleans up
+  // the round-off of the first).
+  for (int pass = 0; pass < 2; ++pass) {
+    compute_kinematics(x);
+    evaluate(kinematics_);
+    factorize();
+    for (int i = 0; i < row_count_; ++i) lambda_[i] = -rows_[i].velocity_error;
+    solve_in_place(lambda_);
+    std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
+    distribute(mu, delta_);
+    for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
+      const Body& body = model_.bodies[b];
+      if (body_rows_[b].empty()) continue;
+      const BodyKinematics& k = kinematics_[b];
+      write_body_velocity(body, k.X_WB.rotation, k.v_WCom_W + delta_[b].head<3>(),
+                          k.w_WB_W + delta_[b].tail<3>(), x + body.state_offset);
+    }
+  }
+  compute_kinematics(x);
+  evaluate(kinematics_);
+  return converged;
+}
+
+}  // namespace hybridsim

@@ -1,0 +1,99 @@
+// The joint constraints of a whole model solved together (design.md §3), in maximal coordinates:
+// with M the block-diagonal mass matrix of the free bodies (mass and world inertia about the
+// centre of mass) and G the stacked constraint Jacobians, the constrained accelerations solve
+//
+//   M nu' = F + G^T lambda,   G nu' = bias - 2 omega g' - omega^2 g   (Baumgarte, critically
+//   damped)
+//
+// through A lambda = rhs with A = G M^-1 G^T: a Cholesky factorisation of A regularised on its
+// diagonal, so that redundant constraints (planar loops) have smooth finite multipliers, with
+// iterative refinement that removes the regularisation's error. It also projects positions and
+// velocities back onto the constraint manifold (mass-weighted, Newton on the positions), used at
+// every restart.
+//
+// nu = (v_Com_W, w_W) per body, as in core/joint_constraints.hpp; the per-body arrays below are
+// indexed by body index and ignore fixed bodies. Nothing allocates after construction.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <Eigen/Cholesky>
+
+#include "core/joint_constraints.hpp"
+#include "core/model.hpp"
+
+namespace hybridsim {
+
+class ConstraintSolver {
+ public:
+  // The model must outlive the solver.
+  explicit ConstraintSolver(const Model& model);
+
+  int row_count() const { return row_count_; }
+  bool empty() const { return row_count_ == 0; }
+
+  // Evaluates every row and the inverse mass blocks at these body kinematics.
+  void evaluate(std::span<const BodyKinematics> kinematics);
+
+  // ODE form: adds M^-1 G^T lambda to nu_dot (per body; unconstrained accelerations in, constrained
+  // out), with lambda from the stabilised acceleration constraints. omega in 1/s.
+  void solve_accelerations(double omega, std::span<Vec6> nu_dot);
+
+  // DAE form, for given multipliers: adds M^-1 G^T lambda to nu_dot...
+  void add_constraint_accelerations(std::span<const double> lambda, std::span<Vec6> nu_dot) const;
+  // ...and the residual G nu' - (bias - 2 omega g' - omega^2 g) of each row; with redundant
+  // constraints plus a regularisation r_i lambda_i (r_i = 1e-10 (G M^-1 G^T)_ii), so that the
+  // DAE's iteration matrix stays regular.
+  void acceleration_residual(double omega, std::span<const Vec6> nu_dot,
+                             std::span<const double> lambda, std::span<double> residual) const;
+
+  // Decides from the last evaluation whether the rows are redundant (A numerically singular: the
+  // planar loops of 3D joints). Call once at the start, after evaluate or project.
+  void detect_redundancy();
+  bool redundant() const { return redundant_; }
+
+  // Largest |g| over the rows (m or rad) and largest |g'| (m/s or rad/s), at the last evaluate.
+  double max_position_error() const;
+  double max_velocity_error() const;
+  // Multipliers of the last solve_accelerations (N or N m per row).
+  std::span<const double> multipliers() const {
+    return {lambda_.data(), static_cast<std::size_t>(lambda_.size())};
+  }
+
+  // Moves the free bodies' states in x onto g = 0 (Newton, at most 50 iterations, until
+  // max |g| <= position_tolerance) and then onto g' = 0. Returns whether positions converged.
+  bool project(double* x, double position_tolerance);
+
+ private:
+  void compute_kinematics(const double* x);
+  // A = G M^-1 G^T + regularisation, factorised.
+  void factorize();
+  // b := A^-1 b with the regularised factorisation and iterative refinement.
+  void solve_in_place(Eigen::VectorXd& b);
+  // delta_b = M_b^-1 sum_i J_ib mu_i for every free body.
+  void distribute(std::span<const double> mu, std::span<Vec6> delta) const;
+
+  struct RowBody {
+    int row;
+    bool child;  // which side of the row's joint the body is
+  };
+
+  const Model& model_;
+  int row_count_ = 0;
+  std::vector<int> row_joint_;                   // per row: its joint
+  std::vector<ConstraintRow> rows_;              // per row
+  std::vector<std::vector<RowBody>> body_rows_;  // per body: the rows touching it (free bodies)
+  std::vector<Mat3> inverse_inertia_W_;          // per body, 1/(kg m^2)
+  std::vector<BodyKinematics> kinematics_;       // per body (projection workspace)
+  std::vector<Vec6> delta_;                      // per body (projection workspace)
+  Eigen::MatrixXd A_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  double shift_ = 0.0;  // the regularisation on A_'s diagonal
+  bool redundant_ = false;
+  Eigen::VectorXd rhs_;
+  Eigen::VectorXd residual_;
+  Eigen::VectorXd lambda_;
+};
+
+}  // namespace hybridsim

@@ -1,0 +1,50 @@
+// Joints: constraints between two bodies in maximal coordinates (design.md §3), as loaded from a
+// scene. core/joint_constraints.hpp evaluates them.
+#pragma once
+
+#include <string>
+
+#include "core/math.hpp"
+
+namespace hybridsim {
+
+// fixed: no relative motion (the seed's bilateral contact), 6 constraints. revolute: rotation
+// about the axis, 5. prismatic: translation along the axis, 5. spherical: rotation about the
+// anchor, 3.
+enum class JointType { fixed, revolute, prismatic, spherical };
+
+// Constraint rows of a joint type.
+int joint_constraint_count(JointType type);
+// "fixed", "revolute", ...
+const char* to_string(JointType type);
+
+struct Joint {
+  std::string name;  // unique among Model::joints
+  JointType type = JointType::revolute;
+  int parent = -1;  // index into Model::bodies
+  int child = -1;   // index into Model::bodies, != parent
+  // The anchor J as a point of each body (body frame, m). They coincide at the zero
+  // configuration; a prismatic joint keeps them on the axis.
+  Vec3 p_PJ_P = Vec3::Zero();
+  Vec3 p_CJ_C = Vec3::Zero();
+  // Unit joint axis and two unit vectors that complete a right-handed basis (axis, u, w = axis x
+  // u), in the parent frame; the child's copies agree with them at the zero configuration.
+  Vec3 axis_P = Vec3::UnitX();
+  Vec3 u_P = Vec3::UnitY();
+  Vec3 w_P = Vec3::UnitZ();
+  Vec3 axis_C = Vec3::UnitX();
+  Vec3 u_C = Vec3::UnitY();
+  // Orientation of the child relative to the parent at the zero configuration, R_PC.
+  Quat q_PC0 = Quat::Identity();
+  // Joint coordinate and rate at t = 0 (rad and rad/s, or m and m/s); applied at load.
+  double initial_position = 0.0;
+  double initial_velocity = 0.0;
+  bool can_collide = false;  // shapes of parent and child may touch
+  int input = -1;            // index into Model::inputs driving the effort (N m or N); -1 none
+  // Optional spring and damper on the joint coordinate: effort = -k (q - q_ref) - c q'.
+  double stiffness = 0.0;         // N m/rad or N/m
+  double damping = 0.0;           // N m s/rad or N s/m
+  double spring_reference = 0.0;  // rad or m
+};
+
+}  // namespace hybridsim

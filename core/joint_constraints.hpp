@@ -1,0 +1,46 @@
+// The constraints of one joint at one instant (design.md §3). Each joint is a set of scalar
+// constraints g(x) = 0 on the poses of its parent P and child C; this file gives each constraint's
+// value, its velocity Jacobian and the bias term of its second derivative, and the joint's own
+// coordinate and rate.
+//
+// Velocities are those of the centre of mass and the angular velocity, both in world:
+//   nu = (v_Com_W, w_W) per body, so that g' = J_C nu_C + J_P nu_P and
+//   g'' = J_C nu'_C + J_P nu'_P - bias.
+#pragma once
+
+#include "core/joint.hpp"
+#include "core/math.hpp"
+#include "core/rigid_body.hpp"
+
+namespace hybridsim {
+
+// One scalar constraint g at an instant. J_* map the body's nu = (v_Com_W, w_W) to g'.
+struct ConstraintRow {
+  Vec6 J_child = Vec6::Zero();
+  Vec6 J_parent = Vec6::Zero();
+  double bias = 0.0;            // g'' = J nu' - bias: bias = -(d/dt J) nu, m/s^2 or rad/s^2
+  double position_error = 0.0;  // g, m or rad
+  double velocity_error = 0.0;  // g' = J nu, m/s or rad/s
+};
+
+// Writes the joint_constraint_count(joint.type) rows of the joint into rows, from the kinematics
+// of its parent and child (a fixed body has zero velocity).
+void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
+                                const BodyKinematics& C, ConstraintRow* rows);
+
+// The joint coordinate and its rate. revolute: angle of the child about the axis from the zero
+// configuration, rad in (-pi, pi], and rad/s. prismatic: displacement of the child's anchor along
+// the axis, m and m/s. spherical and fixed: the angle of the relative rotation from the zero
+// configuration (rad, >= 0) and the magnitude of the relative angular velocity (rad/s).
+struct JointCoordinate {
+  double position = 0.0;
+  double velocity = 0.0;
+};
+JointCoordinate compute_joint_coordinate(const Joint& joint, const BodyKinematics& P,
+                                         const BodyKinematics& C);
+
+// The world anchor points of parent and child, m.
+Vec3 parent_anchor_W(const Joint& joint, const BodyKinematics& P);
+Vec3 child_anchor_W(const Joint& joint, const BodyKinematics& C);
+
+}  // namespace hybridsim

@@ -1,0 +1,202 @@
+// Jointed scenes of the catalog against closed forms, with CVODE (the ODE form: KKT system with
+// Baumgarte stabilisation) and IDA (the DAE form with the multipliers as algebraic variables):
+//  - pendulum: the period of a compound pendulum at 170 degrees, 4 sqrt(L_eq/g) K(sin(th0/2));
+//  - double pendulum: constraint drift and energy over 100 s of chaotic motion;
+//  - slider-crank: the closed-form slider position and rate against the crank angle;
+//  - prismatic bounce: the contact events of the free bouncing sphere;
+//  - both integrators agree.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "test_support.hpp"
+
+namespace hybridsim {
+namespace {
+
+// K(k) = pi / (2 AGM(1, sqrt(1 - k^2))): the arithmetic-geometric mean converges quadratically,
+// to round-off in a handful of iterations.
+double complete_elliptic_k(double k) {
+  double a = 1.0, b = std::sqrt(1.0 - k * k);
+  for (int i = 0; i < 30; ++i) {
+    const double next = 0.5 * (a + b);
+    b = std::sqrt(a * b);
+    a = next;
+  }
+  return std::numbers::pi / (2.0 * a);
+}
+
+// Joint coordinate and rate of joint j at every output.
+struct JointHistory {
+  std::vector<double> t, q, qd;
+};
+
+JointHistory joint_history(testing::Run& run, int joint) {
+  JointHistory history;
+  for (std::size_t i = 0; i < run.recorder.output_times.size(); ++i) {
+    const JointCoordinate c =
+        run.system->compute_joint_coordinates(run.recorder.output_states[i])[joint];
+    history.t.push_back(run.recorder.output_times[i]);
+    history.q.push_back(c.position);
+    history.qd.push_back(c.velocity);
+  }
+  return history;
+}
+
+// Times at which q crosses zero, from the cubic Hermite interpolant of (q, q') between outputs:
+// its error h^4 |q''''| / 384 is ~1e-13 rad for h = 1 ms, far below the tolerances below.
+std::vector<double> zero_crossings(const JointHistory& h) {
+  std::vector<double> crossings;
+  for (std::size_t i = 1; i < h.t.size(); ++i) {
+    if ((h.q[i - 1] < 0.0) == (h.q[i] < 0.0)) continue;
+    const double dt = h.t[i] - h.t[i - 1];
+    auto p = [&](double s) {
+      const double s2 = s * s, s3 = s2 * s;
+      return (2 * s3 - 3 * s2 + 1) * h.q[i - 1] + (s3 - 2 * s2 + s) * dt * h.qd[i - 1] +
+             (-2 * s3 + 3 * s2) * h.q[i] + (s3 - s2) * dt * h.qd[i];
+    };
+    double lo = 0.0, hi = 1.0;
+    for (int k = 0; k < 60; ++k) {
+      const double mid = 0.5 * (lo + hi);
+      ((p(lo) < 0.0) == (p(mid) < 0.0) ? lo : hi) = mid;
+    }
+    crossings.push_back(h.t[i - 1] + 0.5 * (lo + hi) * dt);
+  }
+  return crossings;
+}
+
+TEST_CASE("pendulum at 170 degrees: period 4 sqrt(L_eq/g) K(sin(theta0/2)) to 1e-8") {
+  const Model model =
+      load_scene_file("pendulum", {"simulation.rtol=1e-12", "simulation.atol=1e-13"});
+  // Compound pendulum: L_eq = I_pivot / (m L), L from the hinge to the centre of mass.
+  const Body& bob = model.bodies[1];
+  const double L = 1.0, g = 9.81, theta0 = model.joints[0].initial_position;
+  const double L_eq = (bob.inertia_com_B(0, 0) + bob.mass * L * L) / (bob.mass * L);
+  const double period = 4.0 * std::sqrt(L_eq / g) * complete_elliptic_k(std::sin(theta0 / 2));
+  for (const char* integrator : {"cvode-bdf", "ida"}) {
+    CAPTURE(std::string(integrator));
+    auto run = testing::run_scene(model, integrator, 1e-3);
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    const std::vector<double> crossings = zero_crossings(joint_history(*run, 0));
+    REQUIRE(crossings.size() == 4);  // at T/4, 3T/4, 5T/4 and 7T/4 within 10 s
+    CHECK(crossings[0] == testing::relative(period / 4.0, 1e-8));
+    CHECK(crossings[2] - crossings[0] == testing::relative(period, 1e-8));
+    CHECK(crossings[3] - crossings[1] == testing::relative(period, 1e-8));
+  }
+}
+
+// Largest joint constraint violation over a run's outputs, m (or rad).
+double largest_drift(testing::Run& run) {
+  double drift = 0.0;
+  for (const VectorX& x : run.recorder.output_states) {
+    drift = std::max(drift, run.system->compute_constraint_error(x).position);
+  }
+  return drift;
+}
+
+double relative_energy_error(testing::Run& run) {
+  const double initial = run.system->compute_energy(run.recorder.output_states.front());
+  const double final = run.system->compute_energy(run.recorder.output_states.back());
+  return std::abs(final - initial) / std::abs(initial);
+}
+
+TEST_CASE("chaotic double pendulum: drift below 1e-9 m over 100 s, energy to the tolerance") {
+  for (const char* integrator : {"cvode-bdf", "ida"}) {
+    CAPTURE(std::string(integrator));
+    auto run = testing::run_scene(load_scene_file("double_pendulum"), integrator, 0.01);
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    CHECK(largest_drift(*run) < 1e-9);
+    // The energy error is the integrator's: each of the ~1.5e5 steps adds at most about rtol of
+    // relative error (rtol = 1e-11 here), so it must stay below 1e5 rtol = 1e-6.
+    CHECK(relative_energy_error(*run) < 1e-6);
+  }
+  // ...and it is the integrator's because it shrinks with the tolerance (a modelling error, such
+  // as a wrong constraint bias, would not): about 7x per decade of rtol, measured.
+  auto loose = testing::run_scene(
+      load_scene_file("double_pendulum", {"simulation.rtol=1e-10", "simulation.atol=1e-12"}),
+      "cvode-bdf", 0.01);
+  auto tight = testing::run_scene(load_scene_file("double_pendulum"), "cvode-bdf", 0.01);
+  CHECK(relative_energy_error(*tight) < relative_energy_error(*loose) / 3.0);
+}
+
+TEST_CASE("slider-crank: slider position and rate follow the closed-form kinematics") {
+  const double r = 0.1, l = 0.3, theta0 = std::numbers::pi / 3.0;
+  for (const char* integrator : {"cvode-bdf", "ida"}) {
+    CAPTURE(std::string(integrator));
+    auto run = testing::run_scene(load_scene_file("slider_crank"), integrator);
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    const Model& model = run->model;
+    const int crank = model.find_joint("crank_pivot");
+    const int slider = model.find_body("slider");
+    double position_error = 0.0, rate_error = 0.0, largest_rate = 0.0;
+    for (const VectorX& x : run->recorder.output_states) {
+      const JointCoordinate q = run->system->compute_joint_coordinates(x)[crank];
+      const BodyKinematics& k = run->system->compute_kinematics(x)[slider];
+      const double theta = theta0 + q.position, s = std::sin(theta), c = std::cos(theta);
+      const double root = std::sqrt(l * l - r * r * s * s);
+      const double x_expected = r * c + root;
+      const double v_expected = -r * s * q.velocity - r * r * s * c * q.velocity / root;
+      position_error = std::max(position_error, std::abs(k.p_WCom.x() - x_expected));
+      rate_error = std::max(rate_error, std::abs(k.v_WCom_W.x() - v_expected));
+      largest_rate = std::max(largest_rate, std::abs(v_expected));
+    }
+    // The mechanism holds its joints to the drift bound of the double pendulum test; the closed
+    // form is exact, so only that drift separates them: 1e-9 m in position, and in rate the
+    // Baumgarte-balanced velocity error (about omega = 50/s times the position error).
+    CHECK(position_error < 1e-9);
+    CHECK(rate_error < 1e-8);
+    // The crank turns: the start projects the given 5 rad/s of the crank alone onto the loop
+    // (mass-weighted), which leaves about 2 rad/s.
+    CHECK(largest_rate > 0.1);
+  }
+}
+
+TEST_CASE("sphere on a vertical prismatic joint: the contact events of the free sphere") {
+  for (const char* integrator : {"cvode-bdf", "ida"}) {
+    CAPTURE(std::string(integrator));
+    auto free_run = testing::run_scene(load_scene_file("bouncing_sphere"), integrator);
+    const auto expected = free_run->recorder.contact_records();
+    REQUIRE(expected.size() >= 20);
+    auto run = testing::run_scene(load_scene_file("prismatic_bounce"), integrator);
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    const auto records = run->recorder.contact_records();
+    REQUIRE(records.size() == expected.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      CAPTURE(i);
+      CHECK(records[i].kind == expected[i].kind);
+      // Two integrations of the same motion at rtol 1e-8: event times agree to the global
+      // error, ~1e-8 relative per bounce growing over 16 bounces (measured below 1e-7 s).
+      CHECK(std::abs(records[i].t - expected[i].t) < 1e-6);
+      if (records[i].kind == EventRecord::Kind::contact_start) {
+        CHECK(records[i].pre_impact_velocity ==
+              testing::relative(expected[i].pre_impact_velocity, 1e-5));
+      }
+    }
+  }
+}
+
+TEST_CASE("CVODE and IDA agree on the jointed scenes to their tolerance") {
+  // Joint coordinates at every output over the first 2 s (before the double pendulum's chaos
+  // amplifies the differences): two runs at rtol 1e-10 differ by their global errors, a few
+  // hundred rtol over such a horizon.
+  for (const char* scene : {"pendulum", "double_pendulum", "slider_crank"}) {
+    CAPTURE(scene);
+    const Model model = load_scene_file(scene, {"simulation.stop_time=2"});
+    auto cvode = testing::run_scene(model, "cvode-bdf");
+    auto ida = testing::run_scene(model, "ida");
+    REQUIRE(cvode->recorder.output_states.size() == ida->recorder.output_states.size());
+    double difference = 0.0;
+    for (std::size_t j = 0; j < model.joints.size(); ++j) {
+      const JointHistory a = joint_history(*cvode, static_cast<int>(j));
+      const JointHistory b = joint_history(*ida, static_cast<int>(j));
+      for (std::size_t i = 0; i < a.q.size(); ++i) {
+        difference = std::max(difference, std::abs(a.q[i] - b.q[i]));
+      }
+    }
+    CHECK(difference < 1e-7);
+  }
+}
+
+}  // namespace
+}  // namespace hybridsim
