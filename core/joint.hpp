@@ -47,4 +47,10 @@ struct Joint {
   double spring_reference = 0.0;  // rad or m
 };
 
+// A joint's coordinate and rate (core/joint_constraints.hpp: compute_joint_coordinate).
+struct JointCoordinate {
+  double position = 0.0;  // rad (revolute, spherical, fixed) or m (prismatic)
+  double velocity = 0.0;  // rad/s or m/s
+};
+
 }  // namespace hybridsim

@@ -32,10 +32,6 @@ void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
 // configuration, rad in (-pi, pi], and rad/s. prismatic: displacement of the child's anchor along
 // the axis, m and m/s. spherical and fixed: the angle of the relative rotation from the zero
 // configuration (rad, >= 0) and the magnitude of the relative angular velocity (rad/s).
-struct JointCoordinate {
-  double position = 0.0;
-  double velocity = 0.0;
-};
 JointCoordinate compute_joint_coordinate(const Joint& joint, const BodyKinematics& P,
                                          const BodyKinematics& C);
 

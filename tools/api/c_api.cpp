@@ -299,6 +299,24 @@ hybridsim_status hybridsim_get_body_state(const hybridsim_simulator* sim, const 
   });
 }
 
+hybridsim_status hybridsim_get_joint_state(const hybridsim_simulator* sim, const char* joint,
+                                           double* position, double* velocity) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(joint, "joint");
+    require(position, "position");
+    require(velocity, "velocity");
+    hybridsim::Simulator& simulator = loaded(s);
+    if (simulator.model().find_joint(joint) < 0) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("{}: no joint named '{}'", simulator.model().name, joint)};
+    }
+    const hybridsim::JointCoordinate q = simulator.joint_state(joint);
+    *position = q.position;
+    *velocity = q.velocity;
+    return HYBRIDSIM_OK;
+  });
+}
+
 hybridsim_status hybridsim_get_energy(const hybridsim_simulator* sim, double* energy) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     require(energy, "energy");

@@ -226,6 +226,15 @@ BodyState Simulator::body_state(std::string_view body) const {
   return s;
 }
 
+JointCoordinate Simulator::joint_state(std::string_view joint) const {
+  MultibodySystem& scene = impl_->scene();
+  const int index = scene.model().find_joint(std::string(joint));
+  if (index < 0) {
+    throw InputError(fmt::format("{}: no joint named '{}'", scene.model().name, joint));
+  }
+  return scene.compute_joint_coordinates(state())[index];
+}
+
 std::vector<ContactResult> Simulator::contact_results() const {
   MultibodySystem& scene = impl_->scene();
   return scene.compute_contact_results(state());

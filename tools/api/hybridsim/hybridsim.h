@@ -172,6 +172,11 @@ hybridsim_status hybridsim_get_state(const hybridsim_simulator* sim, double* sta
 /* The state of the named body (HYBRIDSIM_ERROR_NOT_FOUND for an unknown name). */
 hybridsim_status hybridsim_get_body_state(const hybridsim_simulator* sim, const char* body,
                                           hybridsim_body_state* state);
+/* The coordinate and rate of the named joint: rad and rad/s (revolute), m and m/s (prismatic);
+ * spherical and fixed joints give the relative rotation angle and angular speed
+ * (HYBRIDSIM_ERROR_NOT_FOUND for an unknown name). */
+hybridsim_status hybridsim_get_joint_state(const hybridsim_simulator* sim, const char* joint,
+                                           double* position, double* velocity);
 /* Kinetic + gravitational potential + elastic contact energy, J. */
 hybridsim_status hybridsim_get_energy(const hybridsim_simulator* sim, double* energy);
 /* Integrator statistics, event counters, time and status so far. */

@@ -119,6 +119,10 @@ class Simulator {
   const Model& model() const;  // the scene being simulated
   // The state of the named body at time() (world frame; see BodyState).
   BodyState body_state(std::string_view body) const;
+  // Coordinate and rate of the named joint at time(): rad and rad/s (revolute), m and m/s
+  // (prismatic); spherical and fixed joints give the relative rotation angle and angular speed
+  // (docs/scene-format.md, Joints). InputError for an unknown joint.
+  JointCoordinate joint_state(std::string_view joint) const;
   // Results of the contact law for every pair in contact at time() (ContactResult, world frame);
   // Model::shape_label(result.shape_a) names a shape.
   std::vector<ContactResult> contact_results() const;
