@@ -122,19 +122,26 @@ void ConstraintSolver::distribute(std::span<const double> mu, std::span<Vec6> de
   }
 }
 
+double ConstraintSolver::row_acceleration(int i, std::span<const Vec6> nu_dot) const {
+  const ConstraintRow& row = rows_[i];
+  const Joint& joint = model_.joints[row_joint_[i]];
+  double achieved = 0.0;
+  if (!model_.bodies[joint.child].fixed) achieved += row.J_child.dot(nu_dot[joint.child]);
+  if (!model_.bodies[joint.parent].fixed) achieved += row.J_parent.dot(nu_dot[joint.parent]);
+  return achieved;
+}
+
+double ConstraintSolver::target_acceleration(int i, double omega) const {
+  const ConstraintRow& row = rows_[i];
+  return row.bias - 2.0 * omega * row.velocity_error - omega * omega * row.position_error;
+}
+
 void ConstraintSolver::solve_accelerations(double omega, std::span<Vec6> nu_dot) {
   if (empty()) return;
   factorize();
   for (int i = 0; i < row_count_; ++i) {
-    const ConstraintRow& row = rows_[i];
-    const Joint& joint = model_.joints[row_joint_[i]];
-    double achieved = 0.0;  // J nu' of the unconstrained accelerations
-    if (!model_.bodies[joint.child].fixed) achieved += row.J_child.dot(nu_dot[joint.child]);
-    if (!model_.bodies[joint.parent].fixed) achieved += row.J_parent.dot(nu_dot[joint.parent]);
-    rhs_[i] =
-        row.bias - 2.0 * omega * row.velocity_error - omega * omega * row.position_error - achieved;
+    lambda_[i] = target_acceleration(i, omega) - row_acceleration(i, nu_dot);
   }
-  lambda_ = rhs_;
   solve_in_place(lambda_);
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, nu_dot);
 }
@@ -148,25 +155,22 @@ void ConstraintSolver::acceleration_residual(double omega, std::span<const Vec6>
                                              std::span<const double> lambda,
                                              std::span<double> residual) const {
   for (int i = 0; i < row_count_; ++i) {
+    residual[i] = row_acceleration(i, nu_dot) - target_acceleration(i, omega);
+    if (!redundant_) continue;
     const ConstraintRow& row = rows_[i];
     const Joint& joint = model_.joints[row_joint_[i]];
-    double achieved = 0.0;
-    double diagonal = 0.0;  // A_ii
     const Body& child = model_.bodies[joint.child];
     const Body& parent = model_.bodies[joint.parent];
+    double diagonal = 0.0;  // A_ii
     if (!child.fixed) {
-      achieved += row.J_child.dot(nu_dot[joint.child]);
       diagonal +=
           row.J_child.dot(apply_inverse_mass(child, inverse_inertia_W_[joint.child], row.J_child));
     }
     if (!parent.fixed) {
-      achieved += row.J_parent.dot(nu_dot[joint.parent]);
       diagonal += row.J_parent.dot(
           apply_inverse_mass(parent, inverse_inertia_W_[joint.parent], row.J_parent));
     }
-    residual[i] = achieved - (row.bias - 2.0 * omega * row.velocity_error -
-                              omega * omega * row.position_error);
-    if (redundant_) residual[i] += kRegularization * diagonal * lambda[i];
+    residual[i] += kRegularization * diagonal * lambda[i];
   }
 }
 
@@ -197,9 +201,16 @@ void ConstraintSolver::compute_kinematics(const double* x) {
   }
 }
 
+void ConstraintSolver::compute_correction(double ConstraintRow::*error) {
+  factorize();
+  for (int i = 0; i < row_count_; ++i) lambda_[i] = -(rows_[i].*error);
+  solve_in_place(lambda_);
+  std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
+  distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, delta_);
+}
+
 bool ConstraintSolver::project(double* x, double position_tolerance) {
   if (empty()) return true;
-  std::span<const double> mu{lambda_.data(), static_cast<std::size_t>(row_count_)};
   bool converged = false;
   for (int iteration = 0; iteration < 50; ++iteration) {
     compute_kinematics(x);
@@ -208,12 +219,8 @@ bool ConstraintSolver::project(double* x, double position_tolerance) {
       converged = true;
       break;
     }
-    // The smallest mass-weighted displacement that removes g to first order: A mu = -g.
-    factorize();
-    for (int i = 0; i < row_count_; ++i) lambda_[i] = -rows_[i].position_error;
-    solve_in_place(lambda_);
-    std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
-    distribute(mu, delta_);
+    // The smallest mass-weighted displacement that removes g to first order.
+    compute_correction(&ConstraintRow::position_error);
     for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
       const Body& body = model_.bodies[b];
       if (body_rows_[b].empty()) continue;
@@ -243,11 +250,7 @@ bool ConstraintSolver::project(double* x, double position_tolerance) {
   for (int pass = 0; pass < 2; ++pass) {
     compute_kinematics(x);
     evaluate(kinematics_);
-    factorize();
-    for (int i = 0; i < row_count_; ++i) lambda_[i] = -rows_[i].velocity_error;
-    solve_in_place(lambda_);
-    std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
-    distribute(mu, delta_);
+    compute_correction(&ConstraintRow::velocity_error);
     for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
       const Body& body = model_.bodies[b];
       if (body_rows_[b].empty()) continue;

@@ -25,6 +25,10 @@
 
 namespace hybridsim {
 
+// Above this many rows the dense factorisation (m^3/3 operations and 8 m^2 bytes per evaluation)
+// is too slow to be useful; the loader refuses such scenes until a sparse factorisation exists.
+inline constexpr int kMaxDenseConstraintRows = 1000;
+
 class ConstraintSolver {
  public:
   // The model must outlive the solver.
@@ -56,7 +60,7 @@ class ConstraintSolver {
   // Largest |g| over the rows (m or rad) and largest |g'| (m/s or rad/s), at the last evaluate.
   double max_position_error() const;
   double max_velocity_error() const;
-  // Multipliers of the last solve_accelerations (N or N m per row).
+  // Multipliers of the last solve_accelerations (N or N m per row; project overwrites them).
   std::span<const double> multipliers() const {
     return {lambda_.data(), static_cast<std::size_t>(lambda_.size())};
   }
@@ -73,6 +77,12 @@ class ConstraintSolver {
   void solve_in_place(Eigen::VectorXd& b);
   // delta_b = M_b^-1 sum_i J_ib mu_i for every free body.
   void distribute(std::span<const double> mu, std::span<Vec6> delta) const;
+  // Row i's J nu' of the given accelerations, and the stabilised value it must take.
+  double row_acceleration(int i, std::span<const Vec6> nu_dot) const;
+  double target_acceleration(int i, double omega) const;
+  // delta_ := -M^-1 G^T A^-1 e for the rows' errors e (position or velocity, at the last
+  // evaluate): the mass-weighted correction that removes them to first order.
+  void compute_correction(double ConstraintRow::*error);
 
   struct RowBody {
     int row;

@@ -65,16 +65,6 @@ struct CvodeIntegrator::Solver {
       return -1;
     }
   }
-
-  static void error_handler(int /*error_code*/, const char* module, const char* function,
-                            char* message, void* user_data) noexcept {
-    auto* self = static_cast<Solver*>(user_data);
-    try {
-      self->last_message = fmt::format("{} {}: {}", module, function, message);
-    } catch (...) {
-      // Nothing to do: the flag returned by CVode reports the failure anyway.
-    }
-  }
 };
 
 CvodeIntegrator::CvodeIntegrator(Method method) : method_(method) {}
@@ -97,7 +87,8 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
 
   s.cvode = check_pointer(CVodeCreate(method_ == Method::bdf ? CV_BDF : CV_ADAMS, s.context),
                           "CVodeCreate");
-  check_flag(CVodeSetErrHandlerFn(s.cvode, &Solver::error_handler, &s), "CVodeSetErrHandlerFn");
+  check_flag(CVodeSetErrHandlerFn(s.cvode, &sundials::record_error_message<Solver>, &s),
+             "CVodeSetErrHandlerFn");
   check_flag(CVodeInit(s.cvode, &Solver::rhs, t0, s.y), "CVodeInit");
   check_flag(CVodeSetUserData(s.cvode, &s), "CVodeSetUserData");
   check_flag(CVodeSStolerances(s.cvode, settings.rtol, settings.atol), "CVodeSStolerances");

@@ -79,16 +79,6 @@ struct IdaIntegrator::Solver {
     }
   }
 
-  static void error_handler(int /*error_code*/, const char* module, const char* function,
-                            char* message, void* user_data) noexcept {
-    auto* self = static_cast<Solver*>(user_data);
-    try {
-      self->last_message = fmt::format("{} {}: {}", module, function, message);
-    } catch (...) {
-      // The flag returned by IDA reports the failure anyway.
-    }
-  }
-
   void rethrow_callback_exception() {
     if (callback_exception) std::rethrow_exception(std::exchange(callback_exception, nullptr));
   }
@@ -141,7 +131,8 @@ void IdaIntegrator::initialize(HybridSystem& system, double t0, const VectorX& x
   s.load_state(t0, x0);
 
   s.ida = check_pointer(IDACreate(s.context), "IDACreate");
-  check_flag(IDASetErrHandlerFn(s.ida, &Solver::error_handler, &s), "IDASetErrHandlerFn");
+  check_flag(IDASetErrHandlerFn(s.ida, &sundials::record_error_message<Solver>, &s),
+             "IDASetErrHandlerFn");
   check_flag(IDAInit(s.ida, &Solver::residual, t0, s.y, s.yp), "IDAInit");
   check_flag(IDASetUserData(s.ida, &s), "IDASetUserData");
   check_flag(IDASVtolerances(s.ida, settings.rtol, s.atol), "IDASVtolerances");

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nvector/nvector_serial.h>
 
+#include <string>
+
 #include <Eigen/Core>
 
 #include "core/errors.hpp"
@@ -24,6 +26,19 @@ T* check_pointer(T* pointer, const char* call) {
 // The serial N_Vector's data as an Eigen vector, without a copy.
 inline Eigen::Map<Eigen::VectorXd> as_eigen(N_Vector v) {
   return {N_VGetArrayPointer(v), static_cast<Eigen::Index>(N_VGetLength(v))};
+}
+
+// A SUNDIALS error handler (CVODE's and IDA's have the same signature) that keeps the solver's
+// message in Solver::last_message, for the failure status; user_data is the Solver.
+template <typename Solver>
+void record_error_message(int /*error_code*/, const char* module, const char* function,
+                          char* message, void* user_data) noexcept {
+  try {
+    static_cast<Solver*>(user_data)->last_message =
+        fmt::format("{} {}: {}", module, function, message);
+  } catch (...) {
+    // The flag the solver returns reports the failure anyway.
+  }
 }
 
 }  // namespace hybridsim::sundials

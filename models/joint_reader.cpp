@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/constraint_solver.hpp"
 #include "core/errors.hpp"
 #include "core/joint_constraints.hpp"
 #include "core/rigid_body.hpp"
@@ -62,11 +63,13 @@ Joint read_joint(MapReader& reader, Model& model) {
                : type == "prismatic" ? JointType::prismatic
                : type == "spherical" ? JointType::spherical
                                      : JointType::fixed;
-  for (const char* side : {"parent", "child"}) {
-    const int body = model.find_body(reader.required_string(side));
-    if (body < 0) reader.fail(side, "unknown body");
-    (std::string(side) == "parent" ? joint.parent : joint.child) = body;
-  }
+  auto read_body = [&](const char* key) {
+    const int body = model.find_body(reader.required_string(key));
+    if (body < 0) reader.fail(key, "unknown body");
+    return body;
+  };
+  joint.parent = read_body("parent");
+  joint.child = read_body("child");
   if (joint.parent == joint.child) reader.fail("child", "a body cannot be jointed to itself");
   const Body& parent = model.bodies[joint.parent];
   const Body& child = model.bodies[joint.child];
@@ -258,6 +261,14 @@ void read_joints(MapReader& root, Model& model) {
           fmt::format("{}: input '{}' has no target and no joint names it as its input",
                       root.source().file, input.name));
     }
+  }
+  int rows = 0;
+  for (const Joint& joint : model.joints) rows += joint_constraint_count(joint.type);
+  if (rows > kMaxDenseConstraintRows) {
+    throw NotSupportedError(fmt::format(
+        "{}: the joints have {} constraint rows; more than {} need a sparse factorisation, which "
+        "this build does not have yet",
+        root.source().file, rows, kMaxDenseConstraintRows));
   }
   apply_initial_coordinates(list, root.source(), model);
   index_joints(model);

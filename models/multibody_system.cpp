@@ -170,16 +170,16 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
   }
 }
 
-void MultibodySystem::write_derivatives(const double* x, double* xdot) {
-  if (!constraints_.empty()) {
-    for (int i : free_bodies_) {
-      if (jointed_[i] != 0) {
-        nu_dot_[i] = compute_body_acceleration(model_.bodies[i], kinematics_[i], wrenches_[i]);
-      }
+void MultibodySystem::evaluate_constraints() {
+  for (int i : free_bodies_) {
+    if (jointed_[i] != 0) {
+      nu_dot_[i] = compute_body_acceleration(model_.bodies[i], kinematics_[i], wrenches_[i]);
     }
-    constraints_.evaluate(kinematics_);
-    constraints_.solve_accelerations(model_.simulation.constraint_stabilization, nu_dot_);
   }
+  constraints_.evaluate(kinematics_);
+}
+
+void MultibodySystem::write_body_rates(const double* x, double* xdot) {
   for (int i : free_bodies_) {
     if (jointed_[i] != 0) {
       write_body_derivatives(model_.bodies[i], kinematics_[i], nu_dot_[i], x, xdot);
@@ -187,6 +187,14 @@ void MultibodySystem::write_derivatives(const double* x, double* xdot) {
       compute_body_derivatives(model_.bodies[i], kinematics_[i], wrenches_[i], x, xdot);
     }
   }
+}
+
+void MultibodySystem::write_derivatives(const double* x, double* xdot) {
+  if (!constraints_.empty()) {
+    evaluate_constraints();
+    constraints_.solve_accelerations(model_.simulation.constraint_stabilization, nu_dot_);
+  }
+  write_body_rates(x, xdot);
 }
 
 void MultibodySystem::compute_wrenches(double t, const double* x) {
@@ -206,12 +214,7 @@ void MultibodySystem::guess_algebraic(double t, ConstVectorRef x, VectorRef lamb
   // The multipliers of the ODE form at x: consistent with its accelerations.
   if (constraints_.empty()) return;
   compute_wrenches(t, x.data());
-  for (int i : free_bodies_) {
-    if (jointed_[i] != 0) {
-      nu_dot_[i] = compute_body_acceleration(model_.bodies[i], kinematics_[i], wrenches_[i]);
-    }
-  }
-  constraints_.evaluate(kinematics_);
+  evaluate_constraints();
   constraints_.solve_accelerations(model_.simulation.constraint_stabilization, nu_dot_);
   const std::span<const double> multipliers = constraints_.multipliers();
   for (int i = 0; i < constraints_.row_count(); ++i) lambda[i] = multipliers[i];
@@ -224,24 +227,12 @@ void MultibodySystem::compute_residual(double t, ConstVectorRef y, ConstVectorRe
   const int m = constraints_.row_count();
   compute_wrenches(t, y.data());
   // State equations: x' - f(x, lambda), the constraint forces G^T lambda added to the others.
+  const std::span<const double> lambda{y.data() + n, static_cast<std::size_t>(m)};
   if (m > 0) {
-    for (int i : free_bodies_) {
-      if (jointed_[i] != 0) {
-        nu_dot_[i] = compute_body_acceleration(model_.bodies[i], kinematics_[i], wrenches_[i]);
-      }
-    }
-    constraints_.evaluate(kinematics_);
-    constraints_.add_constraint_accelerations({y.data() + n, static_cast<std::size_t>(m)}, nu_dot_);
+    evaluate_constraints();
+    constraints_.add_constraint_accelerations(lambda, nu_dot_);
   }
-  for (int i : free_bodies_) {
-    if (jointed_[i] != 0) {
-      write_body_derivatives(model_.bodies[i], kinematics_[i], nu_dot_[i], y.data(),
-                             residual.data());
-    } else {
-      compute_body_derivatives(model_.bodies[i], kinematics_[i], wrenches_[i], y.data(),
-                               residual.data());
-    }
-  }
+  write_body_rates(y.data(), residual.data());
   residual.head(n) = yp.head(n) - residual.head(n);
   if (m == 0) return;
   // Constraint equations on the accelerations that y' holds.
@@ -250,8 +241,7 @@ void MultibodySystem::compute_residual(double t, ConstVectorRef y, ConstVectorRe
       nu_dot_[i] = body_acceleration_from_derivatives(model_.bodies[i], kinematics_[i], yp.data());
     }
   }
-  constraints_.acceleration_residual(model_.simulation.constraint_stabilization, nu_dot_,
-                                     {y.data() + n, static_cast<std::size_t>(m)},
+  constraints_.acceleration_residual(model_.simulation.constraint_stabilization, nu_dot_, lambda,
                                      {residual.data() + n, static_cast<std::size_t>(m)});
 }
 
@@ -403,10 +393,6 @@ std::vector<ContactResult> MultibodySystem::compute_contact_results(ConstVectorR
   apply_contact_forces(results.data());  // also adds into the wrench scratch, reset every RHS
   return results;
 }
-
-}  // namespace hybridsim
-
-namespace hybridsim {
 
 std::vector<JointCoordinate> MultibodySystem::compute_joint_coordinates(ConstVectorRef x) {
   update_kinematics(x.data());

@@ -79,6 +79,11 @@ class MultibodySystem final : public HybridSystem {
   void apply_joint_efforts(double t);
   void apply_contact_forces(ContactResult* results);
   void write_derivatives(const double* x, double* xdot);
+  // With joints: the unconstrained accelerations of the jointed bodies into nu_dot_, and the
+  // constraint rows at the current kinematics.
+  void evaluate_constraints();
+  // Every free body's state derivatives: jointed ones from nu_dot_, the others from their wrench.
+  void write_body_rates(const double* x, double* xdot);
   // Forces of every kind into wrenches_ (the first stages of an evaluation).
   void compute_wrenches(double t, const double* x);
   EventOutcome rebuild_contacts(double t, std::string_view crossing, VectorRef x);

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <numbers>
 
+#include <fmt/format.h>
+
+#include "core/constraint_solver.hpp"
 #include "core/errors.hpp"
 #include "models/scene_loader.hpp"
 
@@ -279,6 +282,32 @@ TEST_CASE("scene loader: a joint's initial position moves the child's subtree ab
   CHECK((ball.v_WB_W - Vec3(0, 0, 2)).norm() < 1e-14);
   // Jointed shapes do not collide unless the joint says so.
   CHECK_FALSE(model.may_collide(0, 1));
+}
+
+}  // namespace
+}  // namespace hybridsim
+
+namespace hybridsim {
+namespace {
+
+TEST_CASE("scene loader: more joint rows than the dense solver takes is a clear error") {
+  // A chain of spherical joints (3 rows each) one link past the limit.
+  const int links = kMaxDenseConstraintRows / 3 + 1;
+  std::string scene = "bodies:\n  - {name: base, fixed: true}\n";
+  std::string joints = "joints:\n";
+  for (int i = 0; i < links; ++i) {
+    scene += fmt::format(
+        "  - {{name: l{}, mass: 1, inertia: [1, 1, 1, 0, 0, 0], position: [{}, 0, 0]}}\n", i,
+        i + 1);
+    joints += fmt::format(
+        "  - {{name: j{}, type: spherical, parent: {}, child: l{}, anchor: [{}, 0, 0]}}\n", i,
+        i == 0 ? "base" : fmt::format("l{}", i - 1), i, i + 0.5);
+  }
+  const std::string error = error_of(scene + joints);
+  CAPTURE(error);
+  CHECK(error.find("sparse factorisation") != std::string::npos);
+  // One link fewer loads.
+  CHECK(error_of(scene + joints.substr(0, joints.rfind("  - "))).empty());
 }
 
 }  // namespace

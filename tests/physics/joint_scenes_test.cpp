@@ -166,7 +166,8 @@ TEST_CASE("sphere on a vertical prismatic joint: the contact events of the free 
       CAPTURE(i);
       CHECK(records[i].kind == expected[i].kind);
       // Two integrations of the same motion at rtol 1e-8: event times agree to the global
-      // error, ~1e-8 relative per bounce growing over 16 bounces (measured below 1e-7 s).
+      // error, growing over 16 bounces. Measured: identical with CVODE (the rail's constraint
+      // forces are zero), 2.3e-7 s and 2.6e-6 relative in v- with IDA, whose residual differs.
       CHECK(std::abs(records[i].t - expected[i].t) < 1e-6);
       if (records[i].kind == EventRecord::Kind::contact_start) {
         CHECK(records[i].pre_impact_velocity ==

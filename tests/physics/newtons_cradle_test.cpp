@@ -28,9 +28,8 @@ std::array<double, kBalls> ball_velocities(testing::Run& run, const VectorX& x) 
 }
 
 // The 1D Hertz chain: balls of mass m touching in a row, the first arriving at v0; contact
-// force K d^1.5 on overlaps d > 0. RK4 with 2e-8 s steps (1e-4 of the contact time) until no
-// ball is in contact and every ball is slower than the one behind... no: until 5 ms have passed,
-// ten times the chain's collision time. Returns the final velocities.
+// force K d^1.5 on overlaps d > 0. RK4 with 2e-8 s steps (about 1e-4 of a pair's contact time)
+// over 5 ms, more than ten times the chain's collision time. Returns the final velocities.
 std::array<double, kBalls> hertz_chain(double m, double K, double v0) {
   using State = std::array<double, 2 * kBalls>;  // positions (relative to rest), velocities
   auto rate = [&](const State& s) {
