@@ -141,6 +141,8 @@ ModelBuilder& ModelBuilder::simulation(const SimulationSettings& settings) {
   if (settings.atol) node["atol"] = *settings.atol;
   node["output_interval"] = settings.output_interval;
   if (std::isfinite(settings.max_step)) node["max_step"] = settings.max_step;
+  node["constraint_stabilization"] = settings.constraint_stabilization;
+  node["constraint_tolerance"] = settings.constraint_tolerance;
   scene_->root["simulation"] = node;
   return *this;
 }
@@ -225,6 +227,11 @@ YAML::Node shape_node(const std::string& shape, const char* type, const std::str
   if (!placement.orientation_BS.coeffs().isApprox(Quat::Identity().coeffs(), 0.0)) {
     node["orientation"] = orientation_node(placement.orientation_BS);
   }
+  const ShapePlacement defaults;
+  if (placement.collision_group != defaults.collision_group) {
+    node["group"] = placement.collision_group;
+  }
+  if (placement.collision_mask != defaults.collision_mask) node["mask"] = placement.collision_mask;
   return node;
 }
 
@@ -242,6 +249,16 @@ ModelBuilder& ModelBuilder::box(const std::string& body, const std::string& shap
                                 const std::string& material, const ShapePlacement& placement) {
   YAML::Node node = shape_node(shape, "box", material, placement);
   node["size"] = vec3_node(size);
+  scene_->find_body(body)["shapes"].push_back(node);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::capsule(const std::string& body, const std::string& shape,
+                                    double radius, double length, const std::string& material,
+                                    const ShapePlacement& placement) {
+  YAML::Node node = shape_node(shape, "capsule", material, placement);
+  node["radius"] = radius;
+  node["length"] = length;
   scene_->find_body(body)["shapes"].push_back(node);
   return *this;
 }
@@ -266,6 +283,37 @@ ModelBuilder& ModelBuilder::input(const std::string& name, const std::string& bo
   node["target"]["frame"] = body_frame ? "body" : "world";
   node["signal"] = signal_node(signal);
   scene_->root["inputs"].push_back(node);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::joint_input(const std::string& name, const Signal& signal) {
+  YAML::Node node;
+  node["name"] = name;
+  node["signal"] = signal_node(signal);
+  scene_->root["inputs"].push_back(node);
+  return *this;
+}
+
+// Keys that do not apply to the joint type are written only when set, so that build() reports
+// them as the loader reports them in a scene file.
+ModelBuilder& ModelBuilder::joint(const JointSpec& spec) {
+  YAML::Node node;
+  node["name"] = spec.name;
+  node["type"] = to_string(spec.type);
+  node["parent"] = spec.parent;
+  node["child"] = spec.child;
+  if (spec.anchor_W) node["anchor"] = vec3_node(*spec.anchor_W);
+  if (spec.axis_W) node["axis"] = vec3_node(*spec.axis_W);
+  if (spec.can_collide) node["can_collide"] = true;
+  if (spec.initial_position != 0.0 || spec.initial_velocity != 0.0) {
+    node["initial"]["position"] = spec.initial_position;
+    node["initial"]["velocity"] = spec.initial_velocity;
+  }
+  if (!spec.input.empty()) node["input"] = spec.input;
+  if (spec.stiffness != 0.0) node["stiffness"] = spec.stiffness;
+  if (spec.damping != 0.0) node["damping"] = spec.damping;
+  if (spec.spring_reference != 0.0) node["spring_reference"] = spec.spring_reference;
+  scene_->root["joints"].push_back(node);
   return *this;
 }
 

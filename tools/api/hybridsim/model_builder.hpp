@@ -1,15 +1,17 @@
 // ModelBuilder: a scene built in code. It writes the scene YAML of spec/scene-format.md and
 // builds the Model through the same loader as a scene file, so a built scene and the same scene
 // loaded from a file are the same Model, checked by the same rules, with the same error messages
-// (which name the key path, e.g. `bodies[1: ball].shapes[0: sphere].radius`).
+// (which name the key path, e.g. `bodies[1].shapes[0].radius`).
 //
 // Frames: W is the world frame, B a body frame, S a shape frame. Units: SI (m, kg, s, N, rad).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "core/joint.hpp"
 #include "core/math.hpp"
 #include "core/model.hpp"
 #include "core/signal.hpp"
@@ -23,6 +25,10 @@ struct ShapePlacement {
   // The material whose contact pairs apply to this shape; empty: the shape's own material.
   std::string contact_material = {};
   bool collision = true;  // false: a visual / mass-only shape
+  // Collision filtering: two shapes may touch when each one's group shares a bit with the other's
+  // mask (spec/scene-format.md `group` / `mask`).
+  std::uint32_t collision_group = 1;
+  std::uint32_t collision_mask = 0xffffffffu;
 };
 
 // Initial state and mass properties of one body.
@@ -37,6 +43,28 @@ struct BodySpec {
   std::optional<double> mass = std::nullopt;            // kg
   std::optional<Vec3> center_of_mass_B = std::nullopt;  // m, in B
   std::optional<Mat3> inertia_com_B = std::nullopt;     // about the centre of mass, B axes, kg m^2
+};
+
+// A joint between two bodies (spec/scene-format.md `joints`). Anchor and axis are in W at the
+// bodies' poses as given to body(), which are the zero configuration of the joint coordinate.
+struct JointSpec {
+  std::string name = {};  // unique among the joints
+  JointType type = JointType::revolute;
+  std::string parent = {};  // body names, different, not both fixed
+  std::string child = {};
+  std::optional<Vec3> anchor_W = std::nullopt;  // m; default: the child's origin
+  std::optional<Vec3> axis_W = std::nullopt;    // revolute and prismatic only (required), nonzero
+  bool can_collide = false;                     // shapes of parent and child may touch
+  // Revolute and prismatic only: the joint coordinate and rate at t = 0 (rad, rad/s or m, m/s).
+  double initial_position = 0.0;
+  double initial_velocity = 0.0;
+  // Revolute and prismatic only: the joint input (joint_input()) driving the effort (N m or N);
+  // empty: none.
+  std::string input = {};
+  // Revolute and prismatic only: effort = -stiffness (q - spring_reference) - damping q'.
+  double stiffness = 0.0;         // N m/rad or N/m
+  double damping = 0.0;           // N m s/rad or N s/m
+  double spring_reference = 0.0;  // rad or m
 };
 
 // Builds a scene step by step; every call returns the builder for chaining. Shapes name their
@@ -54,7 +82,8 @@ class ModelBuilder {
   // Gravity in W, m/s^2 (default (0, 0, -9.81)).
   ModelBuilder& gravity(const Vec3& gravity_W);
   // The scene's simulation settings: stop time (s), integrator name, rtol, atol when given,
-  // output interval (s), max step (s) when finite.
+  // output interval (s), max step (s) when finite, and the joints' constraint stabilisation
+  // rate (1/s) and projection tolerance.
   ModelBuilder& simulation(const SimulationSettings& settings);
   // A solid material (density kg/m^3, Young's modulus Pa, Poisson ratio); one named like a palette
   // material replaces it.
@@ -72,6 +101,11 @@ class ModelBuilder {
   // A box with full edge lengths `size` (m) along the S axes, centred at the shape origin.
   ModelBuilder& box(const std::string& body, const std::string& shape, const Vec3& size,
                     const std::string& material, const ShapePlacement& placement = {});
+  // A capsule: the segment of `length` (m) along the S z axis, centred at the shape origin, swept
+  // by a sphere of `radius` (m).
+  ModelBuilder& capsule(const std::string& body, const std::string& shape, double radius,
+                        double length, const std::string& material,
+                        const ShapePlacement& placement = {});
   // The half-space {x_S : normal_S . x_S <= offset} (offset in m) on a fixed body; normal_S need
   // not be unit length (it is normalised).
   ModelBuilder& halfspace(const std::string& body, const std::string& shape, const Vec3& normal_S,
@@ -82,6 +116,12 @@ class ModelBuilder {
   // body_frame, in B, following `signal` until a host sets it (Simulator::set_input).
   ModelBuilder& input(const std::string& name, const std::string& body, Input::Kind kind,
                       const Signal& signal, bool body_frame = false);
+
+  // A joint effort input (no body target): the first component of `signal` is the effort, N m
+  // about the axis or N along it, of the joint whose JointSpec::input names it.
+  ModelBuilder& joint_input(const std::string& name, const Signal& signal);
+  // A joint; its bodies (and its input) must be added before build().
+  ModelBuilder& joint(const JointSpec& spec);
 
   // Any scene key, as `hybridsim run --set KEY=VALUE`: a dotted path whose list elements are
   // chosen by name or index (`bodies.ball.shapes.sphere.fdir1`), the value as YAML text.
