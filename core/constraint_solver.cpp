@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/Eigenvalues>
-
 namespace hybridsim {
 namespace {
 
@@ -40,31 +38,80 @@ void write_body_velocity(const Body& body, const Mat3& R_WB, const Vec3& v_WCom,
   }
 }
 
+std::vector<int> joint_of_each_row(const Model& model) {
+  std::vector<int> row_joint;
+  for (std::size_t j = 0; j < model.joints.size(); ++j) {
+    row_joint.insert(row_joint.end(), joint_constraint_count(model.joints[j].type),
+                     static_cast<int>(j));
+  }
+  return row_joint;
+}
+
+ConstraintMatrix::Storage choose_storage(ConstraintFactorization choice, int rows) {
+  switch (choice) {
+    case ConstraintFactorization::dense:
+      return ConstraintMatrix::Storage::dense;
+    case ConstraintFactorization::sparse:
+      return ConstraintMatrix::Storage::sparse;
+    case ConstraintFactorization::automatic:
+      break;
+  }
+  return rows > kSparseConstraintRows ? ConstraintMatrix::Storage::sparse
+                                      : ConstraintMatrix::Storage::dense;
+}
+
+// Calls add(i, k) for every term of A = G M^-1 G^T in the lower triangle (i >= k), body by body:
+// rows i and k couple through every free body they both touch.
+template <typename Add>
+void for_each_lower_term(const std::vector<std::vector<ConstraintSolver::RowBody>>& body_rows,
+                         Add&& add) {
+  for (std::size_t b = 0; b < body_rows.size(); ++b) {
+    for (const ConstraintSolver::RowBody& k : body_rows[b]) {
+      for (const ConstraintSolver::RowBody& i : body_rows[b]) {
+        if (i.row >= k.row) add(b, i, k);
+      }
+    }
+  }
+}
+
+std::vector<std::pair<int, int>> lower_entries(
+    const std::vector<std::vector<ConstraintSolver::RowBody>>& body_rows) {
+  std::vector<std::pair<int, int>> entries;
+  for_each_lower_term(
+      body_rows, [&](std::size_t, const ConstraintSolver::RowBody& i,
+                     const ConstraintSolver::RowBody& k) { entries.emplace_back(i.row, k.row); });
+  return entries;
+}
+
+std::vector<std::vector<ConstraintSolver::RowBody>> rows_of_each_body(
+    const Model& model, const std::vector<int>& row_joint) {
+  std::vector<std::vector<ConstraintSolver::RowBody>> body_rows(model.bodies.size());
+  for (std::size_t row = 0; row < row_joint.size(); ++row) {
+    const Joint& joint = model.joints[row_joint[row]];
+    const int r = static_cast<int>(row);
+    if (!model.bodies[joint.child].fixed) body_rows[joint.child].push_back({r, true});
+    if (!model.bodies[joint.parent].fixed) body_rows[joint.parent].push_back({r, false});
+  }
+  return body_rows;
+}
+
 }  // namespace
 
 ConstraintSolver::ConstraintSolver(const Model& model)
     : model_(model),
-      body_rows_(model.bodies.size()),
+      row_joint_(joint_of_each_row(model)),
+      row_count_(static_cast<int>(row_joint_.size())),
+      rows_(row_joint_.size()),
+      body_rows_(rows_of_each_body(model, row_joint_)),
       inverse_inertia_W_(model.bodies.size(), Mat3::Zero()),
       kinematics_(model.bodies.size()),
-      delta_(model.bodies.size(), Vec6::Zero()) {
-  for (std::size_t j = 0; j < model.joints.size(); ++j) {
-    const Joint& joint = model.joints[j];
-    const int count = joint_constraint_count(joint.type);
-    for (int k = 0; k < count; ++k) {
-      const int row = row_count_ + k;
-      row_joint_.push_back(static_cast<int>(j));
-      if (!model.bodies[joint.child].fixed) body_rows_[joint.child].push_back({row, true});
-      if (!model.bodies[joint.parent].fixed) body_rows_[joint.parent].push_back({row, false});
-    }
-    row_count_ += count;
-  }
-  rows_.resize(row_count_);
-  A_ = Eigen::MatrixXd::Zero(row_count_, row_count_);
-  llt_ = Eigen::LLT<Eigen::MatrixXd>(row_count_);
-  rhs_ = Eigen::VectorXd::Zero(row_count_);
-  residual_ = Eigen::VectorXd::Zero(row_count_);
-  lambda_ = Eigen::VectorXd::Zero(row_count_);
+      delta_(model.bodies.size(), Vec6::Zero()),
+      matrix_(row_count_, lower_entries(body_rows_),
+              choose_storage(model.simulation.constraint_factorization, row_count_)),
+      lambda_(Eigen::VectorXd::Zero(row_count_)) {
+  for_each_lower_term(body_rows_, [&](std::size_t, const RowBody& i, const RowBody& k) {
+    assembly_slots_.push_back(matrix_.slot(i.row, k.row));
+  });
 }
 
 void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
@@ -81,35 +128,20 @@ void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
   }
 }
 
-void ConstraintSolver::factorize() {
-  A_.setZero();
-  for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
-    const std::vector<RowBody>& touching = body_rows_[b];
-    const Body& body = model_.bodies[b];
-    for (const RowBody& k : touching) {
-      const Vec6 MinvJk =
-          apply_inverse_mass(body, inverse_inertia_W_[b], joint_jacobian(rows_[k.row], k.child));
-      for (const RowBody& i : touching) {
-        if (i.row < k.row) continue;  // lower triangle only: LLT reads nothing else
-        A_(i.row, k.row) += joint_jacobian(rows_[i.row], i.child).dot(MinvJk);
-      }
-    }
-  }
-  shift_ = kRegularization * std::max(A_.diagonal().maxCoeff(), 1e-300);
-  A_.diagonal().array() += shift_;
-  llt_.compute(A_);
+void ConstraintSolver::assemble() {
+  matrix_.set_zero();
+  double* values = matrix_.values();
+  const int* slot = assembly_slots_.data();
+  for_each_lower_term(body_rows_, [&](std::size_t b, const RowBody& i, const RowBody& k) {
+    const Vec6 MinvJk = apply_inverse_mass(model_.bodies[b], inverse_inertia_W_[b],
+                                           joint_jacobian(rows_[k.row], k.child));
+    values[*slot++] += joint_jacobian(rows_[i.row], i.child).dot(MinvJk);
+  });
 }
 
-void ConstraintSolver::solve_in_place(Eigen::VectorXd& b) {
-  rhs_ = b;
-  llt_.solveInPlace(b);
-  for (int step = 0; step < kRefinements; ++step) {
-    // residual = rhs - A b with the unshifted A (A_ holds the shifted lower triangle)
-    residual_.noalias() = A_.selfadjointView<Eigen::Lower>() * b;
-    residual_ = rhs_ - residual_ + shift_ * b;
-    llt_.solveInPlace(residual_);
-    b += residual_;
-  }
+void ConstraintSolver::factorize() {
+  assemble();
+  matrix_.factorize(kRegularization);
 }
 
 void ConstraintSolver::distribute(std::span<const double> mu, std::span<Vec6> delta) const {
@@ -142,7 +174,7 @@ void ConstraintSolver::solve_accelerations(double omega, std::span<Vec6> nu_dot)
   for (int i = 0; i < row_count_; ++i) {
     lambda_[i] = target_acceleration(i, omega) - row_acceleration(i, nu_dot);
   }
-  solve_in_place(lambda_);
+  matrix_.solve_in_place(lambda_, kRefinements);
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, nu_dot);
 }
 
@@ -176,11 +208,8 @@ void ConstraintSolver::acceleration_residual(double omega, std::span<const Vec6>
 
 void ConstraintSolver::detect_redundancy() {
   if (empty()) return;
-  factorize();
-  A_.diagonal().array() -= shift_;
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(A_, Eigen::EigenvaluesOnly);
-  const Eigen::VectorXd& values = eigen.eigenvalues();  // ascending
-  redundant_ = values[0] < 1e-9 * values[values.size() - 1];
+  assemble();
+  redundant_ = matrix_.numerically_singular();
 }
 
 double ConstraintSolver::max_position_error() const {
@@ -204,7 +233,7 @@ void ConstraintSolver::compute_kinematics(const double* x) {
 void ConstraintSolver::compute_correction(double ConstraintRow::*error) {
   factorize();
   for (int i = 0; i < row_count_; ++i) lambda_[i] = -(rows_[i].*error);
-  solve_in_place(lambda_);
+  matrix_.solve_in_place(lambda_, kRefinements);
   std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, delta_);
 }

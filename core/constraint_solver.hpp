@@ -5,9 +5,10 @@
 //   M nu' = F + G^T lambda,   G nu' = bias - 2 omega g' - omega^2 g   (Baumgarte, critically
 //   damped)
 //
-// through A lambda = rhs with A = G M^-1 G^T: a Cholesky factorisation of A regularised on its
-// diagonal, so that redundant constraints (planar loops) have smooth finite multipliers, with
-// iterative refinement that removes the regularisation's error. It also projects positions and
+// through A lambda = rhs with A = G M^-1 G^T (core/constraint_matrix.hpp: dense for small systems,
+// sparse above kSparseConstraintRows rows), factorised with a small diagonal regularisation, so
+// that redundant constraints (planar loops) have smooth finite multipliers, and with iterative
+// refinement that removes the regularisation's error. It also projects positions and
 // velocities back onto the constraint manifold (mass-weighted, Newton on the positions), used at
 // every restart.
 //
@@ -18,23 +19,32 @@
 #include <span>
 #include <vector>
 
-#include <Eigen/Cholesky>
-
+#include "core/constraint_matrix.hpp"
 #include "core/joint_constraints.hpp"
 #include "core/model.hpp"
 
 namespace hybridsim {
 
-// Above this many rows the dense factorisation (m^3/3 operations and 8 m^2 bytes per evaluation)
-// is too slow to be useful; the loader refuses such scenes until a sparse factorisation exists.
-inline constexpr int kMaxDenseConstraintRows = 1000;
+// With ConstraintFactorization::automatic, systems of more rows than this use the sparse
+// factorisation (the crossover measured in BENCHMARKS.md, "Joints: dense against sparse").
+inline constexpr int kSparseConstraintRows = 20;
+// ConstraintFactorization::dense takes at most this many rows (its matrix is 8 m^2 bytes, 32 MB
+// here, and each evaluation m^3/3 operations); the loader refuses more.
+inline constexpr int kMaxDenseConstraintRows = 2000;
 
 class ConstraintSolver {
  public:
+  // A constraint row acting on a body.
+  struct RowBody {
+    int row;
+    bool child;  // which side of the row's joint the body is
+  };
+
   // The model must outlive the solver.
   explicit ConstraintSolver(const Model& model);
 
   int row_count() const { return row_count_; }
+  ConstraintMatrix::Storage storage() const { return matrix_.storage(); }
   bool empty() const { return row_count_ == 0; }
 
   // Evaluates every row and the inverse mass blocks at these body kinematics.
@@ -71,10 +81,10 @@ class ConstraintSolver {
 
  private:
   void compute_kinematics(const double* x);
-  // A = G M^-1 G^T + regularisation, factorised.
+  // matrix_ := G M^-1 G^T at the last evaluation.
+  void assemble();
+  // ...plus the regularisation, factorised.
   void factorize();
-  // b := A^-1 b with the regularised factorisation and iterative refinement.
-  void solve_in_place(Eigen::VectorXd& b);
   // delta_b = M_b^-1 sum_i J_ib mu_i for every free body.
   void distribute(std::span<const double> mu, std::span<Vec6> delta) const;
   // Row i's J nu' of the given accelerations, and the stabilised value it must take.
@@ -84,25 +94,18 @@ class ConstraintSolver {
   // evaluate): the mass-weighted correction that removes them to first order.
   void compute_correction(double ConstraintRow::*error);
 
-  struct RowBody {
-    int row;
-    bool child;  // which side of the row's joint the body is
-  };
-
   const Model& model_;
+  std::vector<int> row_joint_;  // per row: its joint
   int row_count_ = 0;
-  std::vector<int> row_joint_;                   // per row: its joint
   std::vector<ConstraintRow> rows_;              // per row
   std::vector<std::vector<RowBody>> body_rows_;  // per body: the rows touching it (free bodies)
   std::vector<Mat3> inverse_inertia_W_;          // per body, 1/(kg m^2)
   std::vector<BodyKinematics> kinematics_;       // per body (projection workspace)
   std::vector<Vec6> delta_;                      // per body (projection workspace)
-  Eigen::MatrixXd A_;
-  Eigen::LLT<Eigen::MatrixXd> llt_;
-  double shift_ = 0.0;  // the regularisation on A_'s diagonal
+  ConstraintMatrix matrix_;
+  // The slot in matrix_ of each term that assemble() adds, in the order it adds them.
+  std::vector<int> assembly_slots_;
   bool redundant_ = false;
-  Eigen::VectorXd rhs_;
-  Eigen::VectorXd residual_;
   Eigen::VectorXd lambda_;
 };
 

@@ -136,6 +136,10 @@ struct ContactSettings {
 };
 
 // Run settings of a scene (scene key `simulation`); a host or the CLI may override them.
+// How the joints' constraint solver factorises G M^-1 G^T: automatic chooses dense up to
+// kSparseConstraintRows (core/constraint_solver.hpp) rows and sparse above.
+enum class ConstraintFactorization { automatic, dense, sparse };
+
 struct SimulationSettings {
   double stop_time = 1.0;                // s, simulated time at which the run ends
   std::string integrator = "cvode-bdf";  // integrator registry name (list_integrators())
@@ -149,6 +153,7 @@ struct SimulationSettings {
   // the position error (m or rad) to which restarts project the state.
   double constraint_stabilization = 50.0;
   double constraint_tolerance = 1e-12;
+  ConstraintFactorization constraint_factorization = ConstraintFactorization::automatic;
 };
 
 // atol when a scene gives none: 1e-2 * rtol (m, m/s, rad/s scale; see docs/scene-format.md).

@@ -264,10 +264,11 @@ void read_joints(MapReader& root, Model& model) {
   }
   int rows = 0;
   for (const Joint& joint : model.joints) rows += joint_constraint_count(joint.type);
-  if (rows > kMaxDenseConstraintRows) {
-    throw NotSupportedError(fmt::format(
-        "{}: the joints have {} constraint rows; more than {} need a sparse factorisation, which "
-        "this build does not have yet",
+  if (model.simulation.constraint_factorization == ConstraintFactorization::dense &&
+      rows > kMaxDenseConstraintRows) {
+    throw InputError(fmt::format(
+        "{}: key 'simulation.constraint_factorization' = dense: the joints have {} constraint "
+        "rows, more than the dense factorisation takes ({}); use sparse or auto",
         root.source().file, rows, kMaxDenseConstraintRows));
   }
   apply_initial_coordinates(list, root.source(), model);

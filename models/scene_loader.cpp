@@ -507,6 +507,11 @@ void read_settings(MapReader& root, Model& model) {
     s.constraint_stabilization =
         sim.non_negative("constraint_stabilization", s.constraint_stabilization);
     s.constraint_tolerance = sim.positive("constraint_tolerance", s.constraint_tolerance);
+    const std::string factorization =
+        sim.choice("constraint_factorization", "auto", {"auto", "dense", "sparse"});
+    s.constraint_factorization = factorization == "dense"    ? ConstraintFactorization::dense
+                                 : factorization == "sparse" ? ConstraintFactorization::sparse
+                                                             : ConstraintFactorization::automatic;
     sim.reject_unknown_keys();
   } else {
     root.get("simulation");

@@ -9,9 +9,17 @@ std::atomic<bool> counting{false};
 std::atomic<long> allocations{0};
 }  // namespace
 
-void* operator new(std::size_t size) {
+// Eigen allocates with malloc, not operator new: malloc is replaced too (glibc lets a program
+// interpose it) and forwards to glibc's allocator, which free() then releases as usual.
+extern "C" void* __libc_malloc(std::size_t size);
+
+extern "C" void* malloc(std::size_t size) {
   if (counting) ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  return __libc_malloc(size);
+}
+
+void* operator new(std::size_t size) {
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;  // counted by malloc
   throw std::bad_alloc();
 }
 void operator delete(void* p) noexcept {

@@ -1,5 +1,6 @@
-// A global operator new that counts allocations while counting is on (tests of allocation-free
-// hot paths). Defined in counting_allocator.cpp, replacing the default for the test binary.
+// A global malloc (and operator new through it) that counts allocations while counting is on
+// (tests of allocation-free hot paths, Eigen's included). Defined in counting_allocator.cpp,
+// replacing the defaults for the test binary.
 #pragma once
 
 namespace hybridsim::testing {

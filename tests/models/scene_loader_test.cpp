@@ -290,8 +290,8 @@ TEST_CASE("scene loader: a joint's initial position moves the child's subtree ab
 namespace hybridsim {
 namespace {
 
-TEST_CASE("scene loader: more joint rows than the dense solver takes is a clear error") {
-  // A chain of spherical joints (3 rows each) one link past the limit.
+TEST_CASE("scene loader: many joint rows load, forcing the dense solver on them is a clear error") {
+  // A chain of spherical joints (3 rows each) one link past the dense limit.
   const int links = kMaxDenseConstraintRows / 3 + 1;
   std::string scene = "bodies:\n  - {name: base, fixed: true}\n";
   std::string joints = "joints:\n";
@@ -303,11 +303,14 @@ TEST_CASE("scene loader: more joint rows than the dense solver takes is a clear 
         "  - {{name: j{}, type: spherical, parent: {}, child: l{}, anchor: [{}, 0, 0]}}\n", i,
         i == 0 ? "base" : fmt::format("l{}", i - 1), i, i + 0.5);
   }
-  const std::string error = error_of(scene + joints);
+  CHECK(error_of(scene + joints).empty());
+  const std::string dense = "simulation: {constraint_factorization: dense}\n";
+  const std::string error = error_of(dense + scene + joints);
   CAPTURE(error);
-  CHECK(error.find("sparse factorisation") != std::string::npos);
+  CHECK(error.find("'simulation.constraint_factorization' = dense") != std::string::npos);
+  CHECK(error.find(fmt::format("{} constraint rows", 3 * links)) != std::string::npos);
   // One link fewer loads.
-  CHECK(error_of(scene + joints.substr(0, joints.rfind("  - "))).empty());
+  CHECK(error_of(dense + scene + joints.substr(0, joints.rfind("  - "))).empty());
 }
 
 }  // namespace

@@ -143,6 +143,17 @@ ModelBuilder& ModelBuilder::simulation(const SimulationSettings& settings) {
   if (std::isfinite(settings.max_step)) node["max_step"] = settings.max_step;
   node["constraint_stabilization"] = settings.constraint_stabilization;
   node["constraint_tolerance"] = settings.constraint_tolerance;
+  switch (settings.constraint_factorization) {
+    case ConstraintFactorization::automatic:
+      node["constraint_factorization"] = "auto";
+      break;
+    case ConstraintFactorization::dense:
+      node["constraint_factorization"] = "dense";
+      break;
+    case ConstraintFactorization::sparse:
+      node["constraint_factorization"] = "sparse";
+      break;
+  }
   scene_->root["simulation"] = node;
   return *this;
 }
