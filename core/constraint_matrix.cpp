@@ -10,8 +10,10 @@ namespace hybridsim {
 namespace {
 
 // Below this ratio of smallest to largest eigenvalue (or pivot) A counts as singular: far above
-// the round-off (~1e-16) that a redundant row leaves, far below the conditioning of any mechanism
-// whose masses and lengths span less than 4 orders of magnitude each.
+// the round-off (~1e-16) that a redundant row leaves. A well-posed but ill-conditioned A (long
+// chains: the condition number grows about as the square of the links; widely spread masses)
+// can reach it with the eigenvalue test before the pivot test, which is never more sensitive; a
+// mechanism flagged so only gets the DAE form's 1e-10 regularisation.
 constexpr double kSingularRatio = 1e-9;
 
 }  // namespace
@@ -28,6 +30,7 @@ ConstraintMatrix::ConstraintMatrix(int size, std::span<const std::pair<int, int>
     llt_ = Eigen::LLT<Eigen::MatrixXd>(size);
     return;
   }
+  if (size == 0) return;
   // A fill-reducing ordering of the symmetric pattern (approximate minimum degree), once.
   std::vector<Eigen::Triplet<double, int>> triplets;
   triplets.reserve(2 * entries.size() + static_cast<std::size_t>(size));
@@ -56,6 +59,11 @@ ConstraintMatrix::ConstraintMatrix(int size, std::span<const std::pair<int, int>
   diagonal_slots_.resize(static_cast<std::size_t>(size));
   for (int i = 0; i < size; ++i) diagonal_slots_[i] = slot(i, i);
   ldlt_.analyzePattern(sparse_);
+  // One numeric factorisation of the identity sizes the pivot vector now, not in the first
+  // evaluation.
+  for (int s : diagonal_slots_) sparse_.valuePtr()[s] = 1.0;
+  ldlt_.factorize_values(sparse_);
+  set_zero();
 }
 
 int ConstraintMatrix::slot(int i, int k) const {
@@ -86,6 +94,7 @@ void ConstraintMatrix::add_shift(double sign) {
 }
 
 bool ConstraintMatrix::factorize(double relative_shift) {
+  if (size_ == 0) return true;
   double max_diagonal = 1e-300;
   if (storage_ == Storage::dense) {
     max_diagonal = std::max(max_diagonal, dense_.diagonal().maxCoeff());
@@ -103,6 +112,7 @@ bool ConstraintMatrix::factorize(double relative_shift) {
 }
 
 void ConstraintMatrix::solve_in_place(Eigen::VectorXd& b, int refinements) {
+  if (size_ == 0) return;
   if (storage_ == Storage::dense) {
     rhs_ = b;
     llt_.solveInPlace(b);
@@ -138,7 +148,7 @@ bool ConstraintMatrix::numerically_singular() {
   // singular one leaves a pivot of round-off size (or a zero pivot, which fails the factorisation).
   ldlt_.factorize_values(sparse_);
   if (ldlt_.info() != Eigen::Success) return true;
-  const auto pivots = ldlt_.vectorD();
+  const Eigen::VectorXd pivots = ldlt_.vectorD();  // a copy: start-up only
   return pivots.minCoeff() < kSingularRatio * pivots.maxCoeff();
 }
 

@@ -6,7 +6,9 @@
 // Two storages: dense (Cholesky of the full matrix, m^3/3 operations) for small systems, and sparse
 // (an LDL^T with a fill-reducing ordering computed once from the pattern; for a chain or a tree the
 // work grows linearly with the rows) for mechanisms with many joints. Both give the same solution
-// to round-off. Nothing allocates after construction.
+// to round-off. Nothing allocates after construction, up to 16,384 rows: above, Eigen's sparse
+// factorisation puts its three work arrays (16 bytes per row) on the heap at every call instead
+// of the stack.
 #pragma once
 
 #include <span>
@@ -38,7 +40,8 @@ class ConstraintMatrix {
   void set_zero();
 
   // Factorises A + shift I, shift = relative_shift * max_i A_ii (a shift > 0 keeps a singular A,
-  // from redundant constraints, factorisable). False when the factorisation failed.
+  // from redundant constraints, factorisable). False when the factorisation failed (non-finite
+  // or indefinite A); solve_in_place must not be called then.
   bool factorize(double relative_shift);
   double shift() const { return shift_; }
   // b := (A)^-1 b through the shifted factors and `refinements` steps of iterative refinement

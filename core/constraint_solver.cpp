@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+
 namespace hybridsim {
 namespace {
 
@@ -95,6 +99,16 @@ std::vector<std::vector<ConstraintSolver::RowBody>> rows_of_each_body(
   return body_rows;
 }
 
+// Largest |row.*member| over the rows; NaN when any is NaN (so that "error <= tolerance" fails).
+double largest_magnitude(const std::vector<ConstraintRow>& rows, double ConstraintRow::*member) {
+  double largest = 0.0;
+  for (const ConstraintRow& row : rows) {
+    const double magnitude = std::abs(row.*member);
+    if (!(magnitude <= largest)) largest = magnitude;
+  }
+  return largest;
+}
+
 }  // namespace
 
 ConstraintSolver::ConstraintSolver(const Model& model)
@@ -109,6 +123,12 @@ ConstraintSolver::ConstraintSolver(const Model& model)
       matrix_(row_count_, lower_entries(body_rows_),
               choose_storage(model.simulation.constraint_factorization, row_count_)),
       lambda_(Eigen::VectorXd::Zero(row_count_)) {
+  if (matrix_.storage() == ConstraintMatrix::Storage::dense &&
+      row_count_ > kMaxDenseConstraintRows) {
+    throw InputError(
+        fmt::format("constraint solver: {} rows are more than the dense factorisation takes ({})",
+                    row_count_, kMaxDenseConstraintRows));
+  }
   for_each_lower_term(body_rows_, [&](std::size_t, const RowBody& i, const RowBody& k) {
     assembly_slots_.push_back(matrix_.slot(i.row, k.row));
   });
@@ -139,9 +159,9 @@ void ConstraintSolver::assemble() {
   });
 }
 
-void ConstraintSolver::factorize() {
+bool ConstraintSolver::factorize() {
   assemble();
-  matrix_.factorize(kRegularization);
+  return matrix_.factorize(kRegularization);
 }
 
 void ConstraintSolver::distribute(std::span<const double> mu, std::span<Vec6> delta) const {
@@ -170,11 +190,16 @@ double ConstraintSolver::target_acceleration(int i, double omega) const {
 
 void ConstraintSolver::solve_accelerations(double omega, std::span<Vec6> nu_dot) {
   if (empty()) return;
-  factorize();
-  for (int i = 0; i < row_count_; ++i) {
-    lambda_[i] = target_acceleration(i, omega) - row_acceleration(i, nu_dot);
+  if (!factorize()) {
+    // A non-finite or indefinite A (a state gone bad): NaN accelerations, which the integrator
+    // treats as a failed evaluation, rather than the last evaluation's multipliers.
+    lambda_.setConstant(kNaN);
+  } else {
+    for (int i = 0; i < row_count_; ++i) {
+      lambda_[i] = target_acceleration(i, omega) - row_acceleration(i, nu_dot);
+    }
+    matrix_.solve_in_place(lambda_, kRefinements);
   }
-  matrix_.solve_in_place(lambda_, kRefinements);
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, nu_dot);
 }
 
@@ -213,15 +238,11 @@ void ConstraintSolver::detect_redundancy() {
 }
 
 double ConstraintSolver::max_position_error() const {
-  double error = 0.0;
-  for (const ConstraintRow& row : rows_) error = std::max(error, std::abs(row.position_error));
-  return error;
+  return largest_magnitude(rows_, &ConstraintRow::position_error);
 }
 
 double ConstraintSolver::max_velocity_error() const {
-  double error = 0.0;
-  for (const ConstraintRow& row : rows_) error = std::max(error, std::abs(row.velocity_error));
-  return error;
+  return largest_magnitude(rows_, &ConstraintRow::velocity_error);
 }
 
 void ConstraintSolver::compute_kinematics(const double* x) {
@@ -231,9 +252,12 @@ void ConstraintSolver::compute_kinematics(const double* x) {
 }
 
 void ConstraintSolver::compute_correction(double ConstraintRow::*error) {
-  factorize();
-  for (int i = 0; i < row_count_; ++i) lambda_[i] = -(rows_[i].*error);
-  matrix_.solve_in_place(lambda_, kRefinements);
+  if (factorize()) {
+    for (int i = 0; i < row_count_; ++i) lambda_[i] = -(rows_[i].*error);
+    matrix_.solve_in_place(lambda_, kRefinements);
+  } else {
+    lambda_.setConstant(kNaN);  // the projection then fails to converge and reports it
+  }
   std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, delta_);
 }

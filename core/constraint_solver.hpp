@@ -28,8 +28,9 @@ namespace hybridsim {
 // With ConstraintFactorization::automatic, systems of more rows than this use the sparse
 // factorisation (the crossover measured in BENCHMARKS.md, "Joints: dense against sparse").
 inline constexpr int kSparseConstraintRows = 20;
-// ConstraintFactorization::dense takes at most this many rows (its matrix is 8 m^2 bytes, 32 MB
-// here, and each evaluation m^3/3 operations); the loader refuses more.
+// ConstraintFactorization::dense takes at most this many rows (its matrix and factor take 16 m^2
+// bytes, 64 MB here, and each evaluation m^3/3 operations); the loader refuses more, and so does
+// the solver for a Model edited in code.
 inline constexpr int kMaxDenseConstraintRows = 2000;
 
 class ConstraintSolver {
@@ -83,8 +84,8 @@ class ConstraintSolver {
   void compute_kinematics(const double* x);
   // matrix_ := G M^-1 G^T at the last evaluation.
   void assemble();
-  // ...plus the regularisation, factorised.
-  void factorize();
+  // ...plus the regularisation, factorised; false when that failed.
+  bool factorize();
   // delta_b = M_b^-1 sum_i J_ib mu_i for every free body.
   void distribute(std::span<const double> mu, std::span<Vec6> delta) const;
   // Row i's J nu' of the given accelerations, and the stabilised value it must take.

@@ -9,13 +9,27 @@ std::atomic<bool> counting{false};
 std::atomic<long> allocations{0};
 }  // namespace
 
-// Eigen allocates with malloc, not operator new: malloc is replaced too (glibc lets a program
-// interpose it) and forwards to glibc's allocator, which free() then releases as usual.
-extern "C" void* __libc_malloc(std::size_t size);
+// Eigen allocates with malloc and realloc, not operator new: the C allocation functions are
+// replaced too (glibc lets a program interpose them) and forward to glibc's own allocator, whose
+// free() then releases the memory as usual. (Not for sanitizer builds, which interpose them
+// themselves.)
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
 
-extern "C" void* malloc(std::size_t size) {
+void* malloc(std::size_t size) noexcept {
   if (counting) ++allocations;
   return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) noexcept {
+  if (counting) ++allocations;
+  return __libc_calloc(count, size);
+}
+void* realloc(void* p, std::size_t size) noexcept {
+  if (counting) ++allocations;
+  return __libc_realloc(p, size);
+}
 }
 
 void* operator new(std::size_t size) {

@@ -47,6 +47,16 @@ TEST_CASE("multibody system: the right-hand side and crossing functions allocate
   CHECK(testing::stop_counting_allocations() == 0);
 }
 
+TEST_CASE("the allocation counter counts operator new, malloc and Eigen's allocations") {
+  testing::start_counting_allocations();
+  auto* number = new int(3);
+  VectorX vector = VectorX::Zero(100);
+  vector.conservativeResize(200);
+  const long counted = testing::stop_counting_allocations();
+  delete number;
+  CHECK(counted >= 3);
+}
+
 TEST_CASE("multibody system: with joints, the ODE and DAE forms allocate nothing") {
   // A loop: redundant rows, refinement; with the dense and the sparse factorisation.
   for (const char* factorization : {"dense", "sparse"}) {

@@ -83,7 +83,7 @@ class ModelBuilder {
   ModelBuilder& gravity(const Vec3& gravity_W);
   // The scene's simulation settings: stop time (s), integrator name, rtol, atol when given,
   // output interval (s), max step (s) when finite, and the joints' constraint stabilisation
-  // rate (1/s) and projection tolerance.
+  // rate (1/s), projection tolerance and factorisation (auto, dense or sparse).
   ModelBuilder& simulation(const SimulationSettings& settings);
   // A solid material (density kg/m^3, Young's modulus Pa, Poisson ratio); one named like a palette
   // material replaces it.
