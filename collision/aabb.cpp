@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collision/shape_geometry.hpp"
+
 namespace hybridsim {
 
 Aabb compute_aabb(const Shape& shape, const Pose& X_WS) {
@@ -22,6 +24,18 @@ Aabb compute_aabb(const Shape& shape, const Pose& X_WS) {
       const Vec3 half_axis_W = X_WS.rotation.col(2) * (0.5 * shape.length);
       const Vec3 extent = half_axis_W.cwiseAbs() + Vec3::Constant(shape.radius);
       return {p_WS - extent, p_WS + extent};
+    }
+    case ShapeType::cylinder:
+    case ShapeType::cone:
+    case ShapeType::ellipsoid: {
+      // Exact bounds from the support function along the six world directions.
+      Aabb box;
+      for (int axis = 0; axis < 3; ++axis) {
+        const Vec3 axis_S = X_WS.rotation.row(axis).transpose();  // R^T e_axis
+        box.max_W[axis] = p_WS[axis] + axis_S.dot(compute_support_point_S(shape, axis_S));
+        box.min_W[axis] = p_WS[axis] + axis_S.dot(compute_support_point_S(shape, -axis_S));
+      }
+      return box;
     }
     case ShapeType::halfspace: {
       // Bounded only along an axis the normal is parallel to; otherwise all of space.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <utility>
 
+#include "collision/shape_geometry.hpp"
 #include "core/errors.hpp"
 
 namespace hybridsim {
@@ -223,6 +225,72 @@ SignedDistance halfspace_capsule(const Shape& half, const Pose& X_WH, const Shap
   return result;
 }
 
+// A half-space against an ellipsoid: its support point towards the plane is the deepest point,
+// unique and moving continuously with the pose.
+SignedDistance halfspace_ellipsoid(const Shape& half, const Pose& X_WH, const Shape& ellipsoid,
+                                   const Pose& X_WE) {
+  SignedDistance result;
+  const Vec3 n_W = X_WH.rotation * half.normal_S;
+  const double plane_level = n_W.dot(X_WH.translation) + half.offset;
+  const Vec3 deepest_S = compute_support_point_S(ellipsoid, -(X_WE.rotation.transpose() * n_W));
+  result.p_B_W = X_WE.transform_point(deepest_S);
+  result.distance = n_W.dot(result.p_B_W) - plane_level;
+  result.n_AB_W = n_W;
+  result.p_A_W = result.p_B_W - result.distance * n_W;
+  return result;
+}
+
+// Points sampled on each rim of a cylinder or cone for the contact point: enough that the
+// penetration-weighted mean moves smoothly around the rim.
+constexpr int kRimSamples = 24;
+
+// A half-space against a cylinder or cone: the deepest point is the deepest point of one of the
+// two rims (exact distance). The contact point is the penetration-weighted mean of points around
+// both rims, as for a box's vertices: the centre of the face when it lies flat, the middle of the
+// generator line when it lies on its side. The samples of each rim start at its deepest point,
+// so that the first point to touch is sampled and the mean is continuous from first contact on;
+// as the shape tilts through flat the ring turns, which moves the mean of a nearly uniformly
+// pressed ring only in proportion to the tilt.
+SignedDistance halfspace_round_prism(const Shape& half, const Pose& X_WH, const Shape& prism,
+                                     const Pose& X_WP) {
+  SignedDistance result;
+  const Vec3 n_W = X_WH.rotation * half.normal_S;
+  const double plane_level = n_W.dot(X_WH.translation) + half.offset;
+  const Vec3 down_S = -(X_WP.rotation.transpose() * n_W);
+  const double radial_norm = std::hypot(down_S.x(), down_S.y());
+  const Vec3 radial_S = radial_norm > 0.0
+                            ? Vec3(down_S.x() / radial_norm, down_S.y() / radial_norm, 0.0)
+                            : Vec3::UnitX();
+  const Vec3 across_S = Vec3::UnitZ().cross(radial_S);
+  const double top_radius = prism.type == ShapeType::cone ? prism.top_radius : prism.radius;
+  const std::array<double, 2> rim_radius{prism.radius, top_radius};
+  const std::array<double, 2> rim_z{-0.5 * prism.length, 0.5 * prism.length};
+  std::array<Vec3, 2 * kRimSamples> points;
+  std::array<double, 2 * kRimSamples> heights;
+  double lowest = kInfinity;
+  std::size_t k = 0;
+  for (int rim = 0; rim < 2; ++rim) {
+    const Vec3 centre_S(0.0, 0.0, rim_z[rim]);
+    for (int i = 0; i < kRimSamples; ++i) {
+      const double angle = 2.0 * std::numbers::pi * i / kRimSamples;
+      points[k++] = X_WP.transform_point(
+          centre_S + rim_radius[rim] * (std::cos(angle) * radial_S + std::sin(angle) * across_S));
+    }
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    heights[i] = n_W.dot(points[i]) - plane_level;
+    lowest = std::min(lowest, heights[i]);
+  }
+  // As for the capsule: the witnesses sit under (and over) that mean point, p_B = p_A + d n.
+  const Vec3 mean =
+      penetration_weighted_mean(points, heights, lowest, 1e-12 * compute_bounding_radius(prism));
+  result.n_AB_W = n_W;
+  result.distance = lowest;
+  result.p_A_W = mean - (n_W.dot(mean) - plane_level) * n_W;
+  result.p_B_W = result.p_A_W + lowest * n_W;
+  return result;
+}
+
 // Two spheres: along the line of centres. Coincident centres take the world z axis as normal.
 SignedDistance sphere_sphere(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
   return round_pair(X_WA.translation, a.radius, X_WB.translation, b.radius, Vec3::UnitZ());
@@ -234,10 +302,18 @@ SignedDistance swapped(SignedDistance result) {
   return result;
 }
 
+// The shapes whose pairs need the MPR narrowphase except against a half-space.
+bool needs_half_space_partner(ShapeType type) {
+  return type == ShapeType::cylinder || type == ShapeType::cone || type == ShapeType::ellipsoid;
+}
+
 }  // namespace
 
 bool is_supported_shape_pair(ShapeType a, ShapeType b) {
   if (a == ShapeType::halfspace && b == ShapeType::halfspace) return false;
+  if (needs_half_space_partner(a) || needs_half_space_partner(b)) {
+    return a == ShapeType::halfspace || b == ShapeType::halfspace;
+  }
   if (a == ShapeType::box && b == ShapeType::box) return false;
   // Box-capsule needs the MPR narrowphase.
   if ((a == ShapeType::box && b == ShapeType::capsule) ||
@@ -263,6 +339,16 @@ SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const S
   if (a.type == halfspace && b.type == capsule) return halfspace_capsule(a, X_WA, b, X_WB);
   if (a.type == capsule && b.type == halfspace) {
     return swapped(halfspace_capsule(b, X_WB, a, X_WA));
+  }
+  if (a.type == halfspace && b.type == ellipsoid) return halfspace_ellipsoid(a, X_WA, b, X_WB);
+  if (a.type == ellipsoid && b.type == halfspace) {
+    return swapped(halfspace_ellipsoid(b, X_WB, a, X_WA));
+  }
+  if (a.type == halfspace && (b.type == cylinder || b.type == cone)) {
+    return halfspace_round_prism(a, X_WA, b, X_WB);
+  }
+  if ((a.type == cylinder || a.type == cone) && b.type == halfspace) {
+    return swapped(halfspace_round_prism(b, X_WB, a, X_WA));
   }
   throw NotSupportedError("signed distance: this shape pair is not supported yet");
 }

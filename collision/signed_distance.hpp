@@ -1,7 +1,7 @@
 // Signed distance between two shapes (design.md §2, §6), exact for the pairs implemented here:
 // sphere-sphere, sphere-half-space, box-half-space, sphere-box, capsule-sphere, capsule-capsule,
-// capsule-half-space. Each is continuous in the poses through zero, on the separated and the
-// penetrating side, as the root finder needs.
+// capsule-half-space, and cylinder, cone and ellipsoid against a half-space. Each is continuous
+// in the poses through zero, on the separated and the penetrating side, as the root finder needs.
 #pragma once
 
 #include "core/math.hpp"

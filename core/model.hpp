@@ -53,7 +53,7 @@ struct ContactMaterial {
 // Geometry of a shape: a sphere (radius), a box (half_extents), a half-space (normal_S, offset;
 // fixed bodies only) or a capsule (radius, length: a cylinder along S's z axis with hemispherical
 // caps).
-enum class ShapeType { sphere, box, halfspace, capsule };
+enum class ShapeType { sphere, box, halfspace, capsule, cylinder, cone, ellipsoid };
 
 // A shape rigidly attached to a body, with its own frame S (pose X_BS). It gives the body mass
 // (from Shape::material) and, when `collision` is set, takes part in contacts.
@@ -61,10 +61,12 @@ struct Shape {
   std::string name;  // unique within its body; defaults to the shape's index in the body
   int body = -1;     // index into Model::bodies
   ShapeType type = ShapeType::sphere;
-  double radius = 0.0;  // sphere and capsule, m
+  double radius = 0.0;  // sphere, capsule, cylinder; cone: radius of the base (at z = -length/2), m
   // capsule: length of the cylinder part along S's z axis, m (the caps are hemispheres of
-  // `radius` centred at z = +-length/2)
+  // `radius` centred at z = +-length/2); cylinder and cone: height along z, centred on S's origin
   double length = 0.0;
+  double top_radius = 0.0;           // cone: radius of the top face at z = +length/2 (0: a cone), m
+  Vec3 radii = Vec3::Zero();         // ellipsoid: semi-axes along S's x, y, z, m
   Vec3 half_extents = Vec3::Zero();  // box, m (half of the full edge lengths), along S's axes
   // halfspace: outward unit normal in S; the solid is {x_S : normal_S . x_S <= offset}
   Vec3 normal_S = Vec3::UnitZ();

@@ -1,8 +1,41 @@
 #include "models/mass_properties.hpp"
 
+#include <cmath>
 #include <numbers>
 
 namespace hybridsim {
+namespace {
+
+// Integrals over a frustum (radius r0 at z = -L/2, r1 at +L/2, radius linear in z) of
+// 1, z, r^4/2 and r^2/4 + z^2 over its cross-sections (times pi r^2 dz): volume, first moment,
+// and the per-unit-density axial and transverse inertia about S's origin. The integrands are
+// polynomials of degree <= 4 in z, which 3-point Gauss-Legendre quadrature integrates exactly.
+struct FrustumIntegrals {
+  double volume = 0.0;
+  double first_moment_z = 0.0;
+  double axial = 0.0;
+  double transverse = 0.0;
+};
+
+FrustumIntegrals integrate_frustum(const Shape& cone) {
+  const double half = 0.5 * cone.length;
+  const double nodes[3] = {-std::sqrt(0.6), 0.0, std::sqrt(0.6)};
+  const double weights[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+  FrustumIntegrals f;
+  for (int i = 0; i < 3; ++i) {
+    const double z = half * nodes[i];
+    const double r = cone.radius + (cone.top_radius - cone.radius) * (z + half) / cone.length;
+    const double area = std::numbers::pi * r * r;
+    const double w = weights[i] * half;  // dz = half d(node)
+    f.volume += w * area;
+    f.first_moment_z += w * area * z;
+    f.axial += w * area * r * r / 2.0;
+    f.transverse += w * area * (r * r / 4.0 + z * z);
+  }
+  return f;
+}
+
+}  // namespace
 
 double compute_shape_volume(const Shape& shape) {
   switch (shape.type) {
@@ -13,15 +46,24 @@ double compute_shape_volume(const Shape& shape) {
     case ShapeType::capsule:
       return std::numbers::pi * shape.radius * shape.radius *
              (shape.length + 4.0 / 3.0 * shape.radius);
+    case ShapeType::cylinder:
+      return std::numbers::pi * shape.radius * shape.radius * shape.length;
+    case ShapeType::cone:
+      return integrate_frustum(shape).volume;
+    case ShapeType::ellipsoid:
+      return 4.0 / 3.0 * std::numbers::pi * shape.radii.prod();
     case ShapeType::halfspace:
       return 0.0;
   }
   return 0.0;
 }
 
-namespace {
+Vec3 compute_shape_centroid_S(const Shape& shape) {
+  if (shape.type != ShapeType::cone) return Vec3::Zero();
+  const FrustumIntegrals f = integrate_frustum(shape);
+  return Vec3(0.0, 0.0, f.first_moment_z / f.volume);
+}
 
-// Inertia of a solid shape of mass m about its own centre, shape frame.
 Mat3 compute_shape_inertia(const Shape& shape, double mass) {
   switch (shape.type) {
     case ShapeType::sphere:
@@ -47,13 +89,28 @@ Mat3 compute_shape_inertia(const Shape& shape, double mass) {
                                 m_h * (2.0 * r * r / 5.0 + L * L / 4.0 + 3.0 * L * r / 8.0);
       return Vec3(transverse, transverse, axial).asDiagonal();
     }
+    case ShapeType::cylinder: {
+      const double r = shape.radius, L = shape.length;
+      const double transverse = mass * (3.0 * r * r + L * L) / 12.0;
+      return Vec3(transverse, transverse, mass * r * r / 2.0).asDiagonal();
+    }
+    case ShapeType::cone: {
+      // Per unit density about S's origin, then shifted to the centroid (parallel axes).
+      const FrustumIntegrals f = integrate_frustum(shape);
+      const double density = mass / f.volume;
+      const double z_c = f.first_moment_z / f.volume;
+      const double transverse = density * f.transverse - mass * z_c * z_c;
+      return Vec3(transverse, transverse, density * f.axial).asDiagonal();
+    }
+    case ShapeType::ellipsoid: {
+      const Vec3 a2 = shape.radii.cwiseAbs2();
+      return Vec3(a2.y() + a2.z(), a2.x() + a2.z(), a2.x() + a2.y()).asDiagonal() * (mass / 5.0);
+    }
     case ShapeType::halfspace:
       return Mat3::Zero();
   }
   return Mat3::Zero();
 }
-
-}  // namespace
 
 MassProperties compute_mass_properties(const Model& model, std::span<const int> shapes) {
   MassProperties total;
@@ -62,7 +119,7 @@ MassProperties compute_mass_properties(const Model& model, std::span<const int> 
     const Shape& shape = model.shapes[index];
     const double mass = model.materials[shape.material].density * compute_shape_volume(shape);
     total.mass += mass;
-    first_moment += mass * shape.X_BS.translation;
+    first_moment += mass * shape.X_BS.transform_point(compute_shape_centroid_S(shape));
   }
   if (total.mass <= 0.0) return total;
   total.p_BCom_B = first_moment / total.mass;
@@ -72,7 +129,7 @@ MassProperties compute_mass_properties(const Model& model, std::span<const int> 
     const Shape& shape = model.shapes[index];
     const double mass = model.materials[shape.material].density * compute_shape_volume(shape);
     const Mat3& R_BS = shape.X_BS.rotation;
-    const Vec3 d = shape.X_BS.translation - total.p_BCom_B;
+    const Vec3 d = shape.X_BS.transform_point(compute_shape_centroid_S(shape)) - total.p_BCom_B;
     total.inertia_com_B += R_BS * compute_shape_inertia(shape, mass) * R_BS.transpose() +
                            mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
   }

@@ -16,6 +16,12 @@ struct MassProperties {
 // Volume of a shape (0 for a half-space), m^3.
 double compute_shape_volume(const Shape& shape);
 
+// Centroid of a shape in its frame S, m: the origin except for a cone or frustum.
+Vec3 compute_shape_centroid_S(const Shape& shape);
+
+// Inertia of the solid shape of mass `mass` (kg) about its centroid, S axes, kg m^2.
+Mat3 compute_shape_inertia(const Shape& shape, double mass);
+
 // The combined mass properties of the given shapes (each with density of its material).
 MassProperties compute_mass_properties(const Model& model, std::span<const int> shapes);
 

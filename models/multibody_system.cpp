@@ -5,28 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "collision/shape_geometry.hpp"
 #include "core/errors.hpp"
 
 namespace hybridsim {
-namespace {
-
-// Thickness a shape offers to a body passing through it: sphere diameter, box smallest edge.
-double shape_thickness(const Shape& shape) {
-  switch (shape.type) {
-    case ShapeType::sphere:
-      return 2.0 * shape.radius;
-    case ShapeType::box:
-      return 2.0 * shape.half_extents.minCoeff();
-    case ShapeType::capsule:
-      return 2.0 * shape.radius;
-    case ShapeType::halfspace:
-      return kInfinity;
-  }
-  return kInfinity;
-}
-
-}  // namespace
-
 MultibodySystem::MultibodySystem(const Model& model)
     : model_(model),
       contacts_(model),
@@ -40,7 +22,8 @@ MultibodySystem::MultibodySystem(const Model& model)
       input_override_values_(model.inputs.size(), Vec3::Zero()) {
   for (const Shape& shape : model.shapes) {
     if (shape.collision)
-      smallest_shape_thickness_ = std::min(smallest_shape_thickness_, shape_thickness(shape));
+      smallest_shape_thickness_ =
+          std::min(smallest_shape_thickness_, compute_shape_thickness(shape));
   }
   // Fixed bodies and their shapes never move: their kinematics and poses are computed once here,
   // and update_kinematics visits only the free bodies and their shapes.
@@ -342,9 +325,7 @@ double MultibodySystem::max_step_hint(double /*t*/, ConstVectorRef x) const {
     double reach = 0.0;  // largest distance of a shape point from the centre of mass
     for (int shape : body.shapes) {
       const Shape& s = model_.shapes[shape];
-      const double extent = s.type == ShapeType::sphere    ? s.radius
-                            : s.type == ShapeType::capsule ? 0.5 * s.length + s.radius
-                                                           : s.half_extents.norm();
+      const double extent = compute_bounding_radius(s);
       reach = std::max(reach, (s.X_BS.translation - body.p_BCom_B).norm() + extent);
     }
     const double v = kinematics.v_WCom_W.norm() + kinematics.w_WB_W.norm() * reach;

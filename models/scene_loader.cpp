@@ -283,6 +283,26 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
     shape.radius = reader.required_positive("radius");
     shape.length = reader.required_positive("length");
     shape.contact_sphere_radius = shape.radius;
+  } else if (type == "cylinder") {
+    shape.type = ShapeType::cylinder;
+    shape.radius = reader.required_positive("radius");
+    shape.length = reader.required_positive("length");
+    shape.contact_sphere_radius = 0.5 * std::min(2.0 * shape.radius, shape.length);
+  } else if (type == "cone") {
+    shape.type = ShapeType::cone;
+    shape.radius = reader.required_positive("radius");
+    shape.length = reader.required_positive("length");
+    shape.top_radius = reader.non_negative("top_radius", 0.0);
+    // design.md §5: (d_base + d_top) / 4.
+    shape.contact_sphere_radius = 0.5 * (shape.radius + shape.top_radius);
+  } else if (type == "ellipsoid") {
+    shape.type = ShapeType::ellipsoid;
+    shape.radii = reader.required_vec3("radii");
+    if (!(shape.radii.minCoeff() > 0.0)) {
+      throw_yaml_error(reader.source(), reader.get("radii"), reader.path_of("radii"),
+                       "every semi-axis must be positive");
+    }
+    shape.contact_sphere_radius = shape.radii.minCoeff();
   } else if (type == "halfspace") {
     shape.type = ShapeType::halfspace;
     const Vec3 normal = reader.vec3("normal", Vec3::UnitZ());
@@ -294,7 +314,7 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
   } else {
     throw NotSupportedError(
         fmt::format("{}: key '{}' = {}: shape type not supported yet (this build has sphere, box, "
-                    "capsule, halfspace)",
+                    "capsule, cylinder, cone, ellipsoid, halfspace)",
                     reader.source().file, reader.path_of("type"), type));
   }
   shape.X_BS.translation = reader.vec3("position", Vec3::Zero());

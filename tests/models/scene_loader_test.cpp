@@ -107,7 +107,16 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
       {"restitution: 0.5", "restitution: 1.5",
        "key 'contact_materials[0: Steel, Steel].restitution' = 1.5: must lie in [0, 1]"},
       {"type: sphere", "type: torus", "key 'bodies[1].shapes[0].type' = torus: must be one of"},
-      {"type: sphere", "type: cylinder", "shape type not supported yet"},
+      {"type: sphere", "type: convex", "shape type not supported yet"},
+      {"type: sphere, radius: 0.1", "type: cylinder, radius: 0.1",
+       "key 'bodies[1].shapes[0].length' = {type: cylinder, radius: 0.1, material: Steel}: is "
+       "required"},
+      {"type: sphere, radius: 0.1", "type: cylinder, radius: 0.1, length: -1",
+       "key 'bodies[1].shapes[0].length' = -1: must be positive"},
+      {"type: sphere, radius: 0.1", "type: cone, radius: 0.1, length: 0.2, top_radius: -0.05",
+       "key 'bodies[1].shapes[0].top_radius' = -0.05: must"},
+      {"type: sphere, radius: 0.1", "type: ellipsoid, radii: [0.1, 0, 0.2]",
+       "key 'bodies[1].shapes[0].radii' = [0.1, 0, 0.2]: every semi-axis must be positive"},
   };
   for (const Case& c : cases) {
     std::string text = kBase;

@@ -1,0 +1,96 @@
+#include "collision/shape_geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hybridsim {
+namespace {
+
+// -1, 0 or +1: a zero component picks the middle of a face.
+double sign_or_zero(double value) {
+  return value > 0.0 ? 1.0 : (value < 0.0 ? -1.0 : 0.0);
+}
+
+// The unit radial direction of d in S's x-y plane; zero when d is along z.
+Vec3 radial_direction(const Vec3& d) {
+  const double radial = std::hypot(d.x(), d.y());
+  return radial > 0.0 ? Vec3(d.x() / radial, d.y() / radial, 0.0) : Vec3::Zero();
+}
+
+}  // namespace
+
+Vec3 compute_support_point_S(const Shape& shape, const Vec3& d) {
+  switch (shape.type) {
+    case ShapeType::sphere:
+      return shape.radius * d.normalized();
+    case ShapeType::box:
+      return d.unaryExpr(&sign_or_zero).cwiseProduct(shape.half_extents);
+    case ShapeType::capsule:
+      return shape.radius * d.normalized() +
+             Vec3(0.0, 0.0, 0.5 * shape.length * sign_or_zero(d.z()));
+    case ShapeType::cylinder:
+      return shape.radius * radial_direction(d) +
+             Vec3(0.0, 0.0, 0.5 * shape.length * sign_or_zero(d.z()));
+    case ShapeType::cone: {
+      // The farther of the base rim and the top rim points; both (a generator line) when equal.
+      const Vec3 radial = radial_direction(d);
+      const Vec3 base = shape.radius * radial - Vec3(0.0, 0.0, 0.5 * shape.length);
+      const Vec3 top = shape.top_radius * radial + Vec3(0.0, 0.0, 0.5 * shape.length);
+      const double reach_base = base.dot(d), reach_top = top.dot(d);
+      if (reach_base == reach_top) return 0.5 * (base + top);
+      return reach_base > reach_top ? base : top;
+    }
+    case ShapeType::ellipsoid: {
+      // For x^T A^-2 x = 1 with A = diag(radii): the point with outward normal d is
+      // A^2 d / |A d|.
+      const Vec3 scaled = shape.radii.cwiseProduct(d);
+      return shape.radii.cwiseProduct(scaled) / scaled.norm();
+    }
+    case ShapeType::halfspace:
+      break;
+  }
+  return Vec3::Zero();
+}
+
+double compute_shape_thickness(const Shape& shape) {
+  switch (shape.type) {
+    case ShapeType::sphere:
+    case ShapeType::capsule:
+      return 2.0 * shape.radius;
+    case ShapeType::box:
+      return 2.0 * shape.half_extents.minCoeff();
+    case ShapeType::cylinder:
+      return std::min(2.0 * shape.radius, shape.length);
+    case ShapeType::cone:
+      // A pointed cone is thin near its tip; its base diameter and height bound it from above.
+      return std::min({2.0 * std::max(shape.radius, shape.top_radius), shape.length});
+    case ShapeType::ellipsoid:
+      return 2.0 * shape.radii.minCoeff();
+    case ShapeType::halfspace:
+      return kInfinity;
+  }
+  return kInfinity;
+}
+
+double compute_bounding_radius(const Shape& shape) {
+  const double half_length = 0.5 * shape.length;
+  switch (shape.type) {
+    case ShapeType::sphere:
+      return shape.radius;
+    case ShapeType::box:
+      return shape.half_extents.norm();
+    case ShapeType::capsule:
+      return half_length + shape.radius;
+    case ShapeType::cylinder:
+      return std::hypot(half_length, shape.radius);
+    case ShapeType::cone:
+      return std::hypot(half_length, std::max(shape.radius, shape.top_radius));
+    case ShapeType::ellipsoid:
+      return shape.radii.maxCoeff();
+    case ShapeType::halfspace:
+      return kInfinity;
+  }
+  return kInfinity;
+}
+
+}  // namespace hybridsim
