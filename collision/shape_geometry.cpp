@@ -61,9 +61,14 @@ double compute_shape_thickness(const Shape& shape) {
       return 2.0 * shape.half_extents.minCoeff();
     case ShapeType::cylinder:
       return std::min(2.0 * shape.radius, shape.length);
-    case ShapeType::cone:
-      // A pointed cone is thin near its tip; its base diameter and height bound it from above.
-      return std::min({2.0 * std::max(shape.radius, shape.top_radius), shape.length});
+    case ShapeType::cone: {
+      // A solid of revolution is as wide in a direction as its axial section, here a trapezoid
+      // (parallel sides 2 r0, 2 r1 at distance L); a polygon is thinnest across one of its edges:
+      // L across the parallel sides, 2 max(r) L / hypot(L, r0 - r1) across a slanted one.
+      const double wider = std::max(shape.radius, shape.top_radius);
+      const double slant = std::hypot(shape.length, shape.radius - shape.top_radius);
+      return std::min(shape.length, 2.0 * wider * shape.length / slant);
+    }
     case ShapeType::ellipsoid:
       return 2.0 * shape.radii.minCoeff();
     case ShapeType::halfspace:

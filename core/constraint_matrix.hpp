@@ -43,7 +43,6 @@ class ConstraintMatrix {
   // from redundant constraints, factorisable). False when the factorisation failed (non-finite
   // or indefinite A); solve_in_place must not be called then.
   bool factorize(double relative_shift);
-  double shift() const { return shift_; }
   // b := (A)^-1 b through the shifted factors and `refinements` steps of iterative refinement
   // with the unshifted A (iterated Tikhonov: each step shrinks the shift's error by
   // shift / (shift + sigma) in the direction of eigenvalue sigma).

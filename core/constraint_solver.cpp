@@ -51,9 +51,16 @@ std::vector<int> joint_of_each_row(const Model& model) {
   return row_joint;
 }
 
+// Throws for a dense system beyond kMaxDenseConstraintRows (a Model edited in code; the loader
+// refuses such scenes itself), before its matrices are allocated.
 ConstraintMatrix::Storage choose_storage(ConstraintFactorization choice, int rows) {
   switch (choice) {
     case ConstraintFactorization::dense:
+      if (rows > kMaxDenseConstraintRows) {
+        throw InputError(fmt::format(
+            "constraint solver: {} rows are more than the dense factorisation takes ({})", rows,
+            kMaxDenseConstraintRows));
+      }
       return ConstraintMatrix::Storage::dense;
     case ConstraintFactorization::sparse:
       return ConstraintMatrix::Storage::sparse;
@@ -123,12 +130,6 @@ ConstraintSolver::ConstraintSolver(const Model& model)
       matrix_(row_count_, lower_entries(body_rows_),
               choose_storage(model.simulation.constraint_factorization, row_count_)),
       lambda_(Eigen::VectorXd::Zero(row_count_)) {
-  if (matrix_.storage() == ConstraintMatrix::Storage::dense &&
-      row_count_ > kMaxDenseConstraintRows) {
-    throw InputError(
-        fmt::format("constraint solver: {} rows are more than the dense factorisation takes ({})",
-                    row_count_, kMaxDenseConstraintRows));
-  }
   for_each_lower_term(body_rows_, [&](std::size_t, const RowBody& i, const RowBody& k) {
     assembly_slots_.push_back(matrix_.slot(i.row, k.row));
   });

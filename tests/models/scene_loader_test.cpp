@@ -313,6 +313,11 @@ TEST_CASE("scene loader: many joint rows load, forcing the dense solver on them 
         i == 0 ? "base" : fmt::format("l{}", i - 1), i, i + 0.5);
   }
   CHECK(error_of(scene + joints).empty());
+  // A Model switched to dense in code is refused by the solver itself, before it allocates.
+  Model edited = load_scene_text(scene + joints, "chain.yaml");
+  edited.simulation.constraint_factorization = ConstraintFactorization::dense;
+  CHECK_THROWS_WITH_AS(ConstraintSolver{edited}, doctest::Contains("dense factorisation"),
+                       InputError);
   const std::string dense = "simulation: {constraint_factorization: dense}\n";
   const std::string error = error_of(dense + scene + joints);
   CAPTURE(error);
