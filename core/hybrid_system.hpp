@@ -107,6 +107,11 @@ class HybridSystem {
   // (design.md §4); the Simulator asks again after every step. +inf for no bound.
   virtual double max_step_hint(double /*t*/, ConstVectorRef /*x*/) const { return kInfinity; }
 
+  // For symplectic methods (semi-implicit Euler): true for each state that is a velocity, whose
+  // derivative is an acceleration and on which the other states' derivatives depend; those
+  // depend on positions and velocities only. Empty (the default): the system has no such split.
+  virtual std::vector<bool> velocity_mask() const { return {}; }
+
   // Number of right-hand-side evaluations since construction.
   virtual long rhs_evaluation_count() const = 0;
 };

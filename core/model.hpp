@@ -151,6 +151,11 @@ struct SimulationSettings {
   std::optional<double> atol = std::nullopt;
   double output_interval = 0.01;  // s, between communication points
   double max_step = kInfinity;    // s, bound on the integrator's step; +inf: none
+  // Method options (IntegratorSettings): Butcher table, Newton linear solver (empty: the
+  // integrator's default) and the step of fixed-step methods (s; 0: none given).
+  std::string table = {};
+  std::string linear_solver = {};
+  double step_size = 0.0;
   // Joints: rate omega of the Baumgarte stabilisation g'' + 2 omega g' + omega^2 g = 0, 1/s, and
   // the position error (m or rad) to which restarts project the state.
   double constraint_stabilization = 50.0;

@@ -14,6 +14,8 @@
 namespace hybridsim {
 
 inline constexpr int kFreeBodyStateSize = 13;
+// The first velocity state of a free body (v_WB_W, then w_WB_B up to the end of the block).
+inline constexpr int kFreeBodyVelocityOffset = 7;
 
 // Rate (1/s) at which the quaternion derivative pulls |q| back to 1. The exact flow keeps |q| = 1;
 // this term removes the integrator's drift without changing the exact solution.

@@ -5,6 +5,7 @@
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #include <utility>
@@ -39,32 +40,6 @@ struct CvodeIntegrator::Solver {
     if (y != nullptr) N_VDestroy(y);
     if (context != nullptr) SUNContext_Free(&context);
   }
-
-  // x' = f(t, x): 0 on success, +1 (recoverable: CVODE retries a smaller step) on a non-finite
-  // derivative, -1 after an exception, which step() rethrows.
-  static int rhs(realtype t, N_Vector y, N_Vector ydot, void* user_data) noexcept {
-    auto* self = static_cast<Solver*>(user_data);
-    try {
-      auto xdot = as_eigen(ydot);
-      self->system->compute_derivatives(t, as_eigen(y), xdot);
-      return xdot.allFinite() ? 0 : 1;
-    } catch (...) {
-      self->callback_exception = std::current_exception();
-      return -1;
-    }
-  }
-
-  static int roots(realtype t, N_Vector y, realtype* gout, void* user_data) noexcept {
-    auto* self = static_cast<Solver*>(user_data);
-    try {
-      Eigen::Map<Eigen::VectorXd> z(gout, self->crossing_count);
-      self->system->compute_crossings(t, as_eigen(y), z);
-      return z.allFinite() ? 0 : -1;
-    } catch (...) {
-      self->callback_exception = std::current_exception();
-      return -1;
-    }
-  }
 };
 
 CvodeIntegrator::CvodeIntegrator(Method method) : method_(method) {}
@@ -76,6 +51,7 @@ std::string CvodeIntegrator::name() const {
 
 void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX& x0,
                                  const IntegratorSettings& settings) {
+  check_integrator_settings(name(), settings);
   solver_ = std::make_unique<Solver>();
   Solver& s = *solver_;
   s.system = &system;
@@ -89,13 +65,19 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
                           "CVodeCreate");
   check_flag(CVodeSetErrHandlerFn(s.cvode, &sundials::record_error_message<Solver>, &s),
              "CVodeSetErrHandlerFn");
-  check_flag(CVodeInit(s.cvode, &Solver::rhs, t0, s.y), "CVodeInit");
+  check_flag(CVodeInit(s.cvode, &sundials::ode_rhs<Solver>, t0, s.y), "CVodeInit");
   check_flag(CVodeSetUserData(s.cvode, &s), "CVodeSetUserData");
   check_flag(CVodeSStolerances(s.cvode, settings.rtol, settings.atol), "CVodeSStolerances");
   check_flag(CVodeSetMaxNumSteps(s.cvode, 1000000), "CVodeSetMaxNumSteps");
   check_flag(CVodeSetMaxHnilWarns(s.cvode, -1), "CVodeSetMaxHnilWarns");
 
-  if (method_ == Method::bdf) {
+  if (method_ == Method::bdf && settings.linear_solver == "gmres") {
+    // Newton iteration with matrix-free GMRES: Jacobian-vector products by difference quotients,
+    // no preconditioner.
+    s.linear_solver =
+        check_pointer(SUNLinSol_SPGMR(s.y, SUN_PREC_NONE, 0, s.context), "SUNLinSol_SPGMR");
+    check_flag(CVodeSetLinearSolver(s.cvode, s.linear_solver, nullptr), "CVodeSetLinearSolver");
+  } else if (method_ == Method::bdf) {
     // Newton iteration (CVODE's default nonlinear solver) with a dense direct linear solver and
     // a difference-quotient Jacobian.
     s.matrix = check_pointer(SUNDenseMatrix(n, n, s.context), "SUNDenseMatrix");
@@ -109,7 +91,8 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
 
   s.crossing_count = system.crossing_count();
   if (s.crossing_count > 0) {
-    check_flag(CVodeRootInit(s.cvode, s.crossing_count, &Solver::roots), "CVodeRootInit");
+    check_flag(CVodeRootInit(s.cvode, s.crossing_count, &sundials::ode_roots<Solver>),
+               "CVodeRootInit");
     std::vector<int> directions = system.crossing_directions();
     check_flag(CVodeSetRootDirection(s.cvode, directions.data()), "CVodeSetRootDirection");
     check_flag(CVodeSetNoInactiveRootWarn(s.cvode), "CVodeSetNoInactiveRootWarn");
@@ -138,10 +121,7 @@ StepResult CvodeIntegrator::step(double t_stop) {
   realtype t_reached = 0.0;
   s.last_message.clear();
   const int flag = CVode(s.cvode, t_stop, s.y, &t_reached, CV_ONE_STEP);
-  if (s.callback_exception) {
-    std::exception_ptr captured = std::exchange(s.callback_exception, nullptr);
-    std::rethrow_exception(captured);
-  }
+  sundials::rethrow_callback_exception(s);
   result.t = t_reached;
   if (flag == CV_ROOT_RETURN) {
     result.status = StepResult::Status::root_found;

@@ -79,9 +79,7 @@ struct IdaIntegrator::Solver {
     }
   }
 
-  void rethrow_callback_exception() {
-    if (callback_exception) std::rethrow_exception(std::exchange(callback_exception, nullptr));
-  }
+  void rethrow_callback_exception() { sundials::rethrow_callback_exception(*this); }
 
   // y = (x, guessed algebraic variables), y' = (f(t, x), 0): consistent for the differential
   // part of a system whose ODE form is exact, and a starting point for IDACalcIC otherwise.
@@ -114,6 +112,7 @@ IdaIntegrator::~IdaIntegrator() = default;
 
 void IdaIntegrator::initialize(HybridSystem& system, double t0, const VectorX& x0,
                                const IntegratorSettings& settings) {
+  check_integrator_settings(name(), settings);
   solver_ = std::make_unique<Solver>();
   Solver& s = *solver_;
   s.system = &system;

@@ -22,6 +22,15 @@ struct IntegratorSettings {
   // Smallest step the method may take, s; 0 for the Simulator's default, 1e-14 max(1, |t_stop|)
   // (a few units in the last place of t): a method that needs less has failed.
   double min_step = 0.0;
+  // Butcher table of arkode-erk and arkode-dirk, by the names list_integrators() gives; empty: the
+  // method's default.
+  std::string table = {};
+  // Linear solver of the Newton iterations of cvode-bdf and arkode-dirk: "dense" (the default
+  // when empty) or "gmres" (matrix-free, unpreconditioned).
+  std::string linear_solver = {};
+  // Step of the fixed-step methods, s; they require it (> 0), the adaptive ones ignore it. Steps
+  // are shortened only to end at time events, at the stop time and within max_step.
+  double step_size = 0.0;
 };
 
 // Counters of one integration segment (since the last (re)initialisation) or summed over all.
@@ -84,8 +93,16 @@ std::unique_ptr<Integrator> make_integrator(const std::string& name);
 struct IntegratorInfo {
   std::string name;         // registry name for make_integrator and the scene's `integrator`
   std::string description;  // one line: library, method, nonlinear and linear solvers
+  std::vector<std::string> tables = {};  // names for IntegratorSettings::table; first: default
+  // Choices of IntegratorSettings::linear_solver; the first is the default.
+  std::vector<std::string> linear_solvers = {};
+  bool fixed_step = false;  // needs IntegratorSettings::step_size
 };
 // Every integrator make_integrator knows, in a fixed order.
 std::vector<IntegratorInfo> list_integrators();
+
+// Checks the method options of `settings` (table, linear_solver, step_size) against the
+// integrator `name`: an InputError that names the option, its value and the choices otherwise.
+void check_integrator_settings(const std::string& name, const IntegratorSettings& settings);
 
 }  // namespace hybridsim

@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 #include <nvector/nvector_serial.h>
 
+#include <exception>
 #include <string>
+#include <utility>
 
 #include <Eigen/Core>
 
 #include "core/errors.hpp"
+#include "core/hybrid_system.hpp"
 
 namespace hybridsim::sundials {
 
@@ -38,6 +41,48 @@ void record_error_message(int /*error_code*/, const char* module, const char* fu
         fmt::format("{} {}: {}", module, function, message);
   } catch (...) {
     // The flag the solver returns reports the failure anyway.
+  }
+}
+
+// The callbacks of the ODE solvers (CVODE, ARKODE) for a Solver with members `system`,
+// `crossing_count` and `callback_exception`, passed as user_data. Exceptions never cross into the
+// C library: they are kept in callback_exception and rethrown by rethrow_callback_exception.
+
+// x' = f(t, x): 0 on success, +1 (recoverable: the solver retries a smaller step) on a non-finite
+// derivative, -1 after an exception.
+template <typename Solver>
+int ode_rhs(realtype t, N_Vector y, N_Vector ydot, void* user_data) noexcept {
+  auto* self = static_cast<Solver*>(user_data);
+  try {
+    auto xdot = as_eigen(ydot);
+    self->system->compute_derivatives(t, as_eigen(y), xdot);
+    return xdot.allFinite() ? 0 : 1;
+  } catch (...) {
+    self->callback_exception = std::current_exception();
+    return -1;
+  }
+}
+
+// The crossing functions z(t, x): 0 on success, -1 when not finite or after an exception.
+template <typename Solver>
+int ode_roots(realtype t, N_Vector y, realtype* gout, void* user_data) noexcept {
+  auto* self = static_cast<Solver*>(user_data);
+  try {
+    Eigen::Map<Eigen::VectorXd> z(gout, self->crossing_count);
+    self->system->compute_crossings(t, as_eigen(y), z);
+    return z.allFinite() ? 0 : -1;
+  } catch (...) {
+    self->callback_exception = std::current_exception();
+    return -1;
+  }
+}
+
+// After the solver returns: rethrows an exception a callback kept.
+template <typename Solver>
+void rethrow_callback_exception(Solver& solver) {
+  if (solver.callback_exception) {
+    std::exception_ptr captured = std::exchange(solver.callback_exception, nullptr);
+    std::rethrow_exception(captured);
   }
 }
 

@@ -310,6 +310,17 @@ EventOutcome MultibodySystem::handle_time_event(double t, VectorRef x) {
   return outcome;
 }
 
+std::vector<bool> MultibodySystem::velocity_mask() const {
+  std::vector<bool> mask(static_cast<std::size_t>(model_.state_size), false);
+  for (const Body& body : model_.bodies) {
+    if (body.state_offset < 0) continue;
+    for (int i = kFreeBodyVelocityOffset; i < kFreeBodyStateSize; ++i) {
+      mask[static_cast<std::size_t>(body.state_offset + i)] = true;
+    }
+  }
+  return mask;
+}
+
 double MultibodySystem::max_step_hint(double /*t*/, ConstVectorRef x) const {
   // A step must not carry a body through the thinnest collision shape unseen (design.md §4):
   // with speed bound v + g h over the step, travel v h + g h^2 <= L gives the bound on h, with

@@ -47,6 +47,8 @@ class MultibodySystem final : public HybridSystem {
   EventOutcome handle_time_event(double t, VectorRef x) override;
   double max_step_hint(double t, ConstVectorRef x) const override;
   long rhs_evaluation_count() const override { return rhs_count_; }
+  // The linear and angular velocities of every free body.
+  std::vector<bool> velocity_mask() const override;
 
   // Host-set inputs (Simulator::set_input): a constant value replaces the input's signal, and its
   // breakpoints, until cleared. The caller restarts the integration (a time event).

@@ -520,6 +520,20 @@ void read_settings(MapReader& root, Model& model) {
     } catch (const InputError& error) {
       sim.fail("integrator", error.what());
     }
+    s.table = sim.string("table", s.table);
+    s.linear_solver = sim.string("linear_solver", s.linear_solver);
+    if (sim.has("step_size")) s.step_size = sim.positive("step_size", 1.0);
+    // Each option is checked alone (a placeholder step for the others), so the error names it.
+    auto check_option = [&](const char* key, IntegratorSettings options) {
+      try {
+        check_integrator_settings(s.integrator, options);
+      } catch (const InputError& error) {
+        sim.fail(key, error.what());
+      }
+    };
+    check_option("table", {.table = s.table, .step_size = 1.0});
+    check_option("linear_solver", {.linear_solver = s.linear_solver, .step_size = 1.0});
+    check_option("step_size", {.step_size = s.step_size});
     s.rtol = sim.positive("rtol", s.rtol);
     if (sim.has("atol")) s.atol = sim.positive("atol", 1.0);
     s.output_interval = sim.positive("output_interval", s.output_interval);

@@ -221,7 +221,10 @@ YAML::Node MapReader::sequence(const std::string& key) {
 
 void MapReader::fail(const std::string& key, const std::string& message) {
   const YAML::Node value = node_[key];
-  throw_yaml_error(source_, value.IsDefined() ? value : node_, path_of(key), message);
+  if (value.IsDefined()) throw_yaml_error(source_, value, path_of(key), message);
+  // A key that is not given: the location of its map, without the map's whole content.
+  throw InputError(fmt::format("{}: key '{}' (not given): {}", describe_location(source_, node_),
+                               path_of(key), message));
 }
 
 void MapReader::reject_unknown_keys() const {

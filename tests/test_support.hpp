@@ -7,8 +7,8 @@
 
 #include "approx.hpp"
 #include "core/hybrid_system.hpp"
-#include "integrators/integrator.hpp"
 #include "integrators/hybrid_loop.hpp"
+#include "integrators/integrator.hpp"
 #include "models/multibody_system.hpp"
 #include "models/scene_loader.hpp"
 
@@ -68,6 +68,9 @@ inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& int
   options.integrator.atol =
       model.simulation.atol.value_or(default_absolute_tolerance(model.simulation.rtol));
   options.integrator.max_step = model.simulation.max_step;
+  options.integrator.table = model.simulation.table;
+  options.integrator.linear_solver = model.simulation.linear_solver;
+  options.integrator.step_size = model.simulation.step_size;
   options.max_events_per_second = model.contact.max_events_per_second;
   auto integ = make_integrator(integrator.empty() ? model.simulation.integrator : integrator);
   HybridLoop simulator(*run->system, *integ, options);

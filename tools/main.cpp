@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "integrators/integrator.hpp"
@@ -18,6 +19,10 @@ int main(int argc, char** argv) {
   run_app->add_option("scene", run.scene, "Scene file or catalog name")->required();
   run_app->add_option("--integrator", run.integrator,
                       "Integrator name (see `hybridsim integrators`)");
+  run_app->add_option("--table", run.table, "Butcher table of arkode-erk / arkode-dirk");
+  run_app->add_option("--linear-solver", run.linear_solver,
+                      "Newton linear solver of cvode-bdf / arkode-dirk: dense or gmres");
+  run_app->add_option("--step-size", run.step_size, "Step of the fixed-step integrators, s");
   run_app->add_option("--rtol", run.rtol, "Relative tolerance");
   run_app->add_option("--atol", run.atol, "Absolute tolerance");
   run_app->add_option("--stop-time", run.stop_time, "Stop time, s");
@@ -44,7 +49,16 @@ int main(int argc, char** argv) {
 
   if (*list_app) {
     for (const auto& info : hybridsim::list_integrators()) {
-      std::cout << fmt::format("{:<14} {}\n", info.name, info.description);
+      std::cout << fmt::format("{:<20} {}\n", info.name, info.description);
+      if (!info.tables.empty()) {
+        std::cout << fmt::format("{:<20}   table: {} (default {})\n", "",
+                                 fmt::join(info.tables, ", "), info.tables.front());
+      }
+      if (!info.linear_solvers.empty()) {
+        std::cout << fmt::format("{:<20}   linear_solver: {} (default {})\n", "",
+                                 fmt::join(info.linear_solvers, ", "), info.linear_solvers.front());
+      }
+      if (info.fixed_step) std::cout << fmt::format("{:<20}   needs step_size, s\n", "");
     }
     return 0;
   }

@@ -176,6 +176,11 @@ nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& op
   summary["integrator"] = integrator;
   summary["rtol"] = options.integrator.rtol;
   summary["atol"] = options.integrator.atol;
+  if (!options.integrator.table.empty()) summary["table"] = options.integrator.table;
+  if (!options.integrator.linear_solver.empty()) {
+    summary["linear_solver"] = options.integrator.linear_solver;
+  }
+  if (options.integrator.step_size > 0.0) summary["step_size"] = options.integrator.step_size;
   summary["status"] = std::string(to_string(result.status));
   if (!result.message.empty()) summary["message"] = result.message;
   summary["t_end"] = result.t_end;

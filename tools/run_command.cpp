@@ -20,6 +20,10 @@ namespace {
 // The run options: the command line's where given, else the scene's (checked by the library).
 SimulationOptions command_simulation_options(const Model& model, const RunCommandOptions& options) {
   SimulatorConfig config;
+  config.integrator = options.integrator.value_or("");
+  config.table = options.table.value_or("");
+  config.linear_solver = options.linear_solver.value_or("");
+  config.step_size = options.step_size;
   config.rtol = options.rtol;
   config.atol = options.atol;
   config.stop_time = options.stop_time;

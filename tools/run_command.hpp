@@ -10,7 +10,8 @@ namespace hybridsim {
 struct RunCommandOptions {
   std::string scene;
   std::optional<std::string> integrator;
-  std::optional<double> rtol, atol, stop_time, output_interval;
+  std::optional<std::string> table, linear_solver;
+  std::optional<double> rtol, atol, stop_time, output_interval, step_size;
   std::string trajectory_path, events_path, summary_path, contacts_path;
   bool log_events = false;
   bool quiet = false;

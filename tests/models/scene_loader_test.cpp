@@ -81,6 +81,29 @@ TEST_CASE("scene loader: --set overrides by key, by list index and by element na
   CHECK(error_of(kBase, {"bodies.ball.shapes.0.radius=-1"}).find("(--set)") != std::string::npos);
 }
 
+TEST_CASE("scene loader: integrator options are checked against the integrator") {
+  const Model model = load_scene_text(kBase, "scene.yaml",
+                                      {"simulation.integrator=arkode-erk",
+                                       "simulation.table=verner-6-5", "simulation.stop_time=2"});
+  CHECK(model.simulation.table == "verner-6-5");
+  const Model fixed = load_scene_text(kBase, "scene.yaml",
+                                      {"simulation.integrator=rk4", "simulation.step_size=0.001"});
+  CHECK(fixed.simulation.step_size == 0.001);
+  // Each error names its key and the choices.
+  CHECK(error_of(kBase, {"simulation.integrator=arkode-erk", "simulation.table=dopri"})
+            .find("key 'simulation.table' = dopri: table 'dopri' is not one of arkode-erk's: "
+                  "dormand-prince") != std::string::npos);
+  CHECK(error_of(kBase, {"simulation.linear_solver=klu"}).find("key 'simulation.linear_solver'") !=
+        std::string::npos);
+  CHECK(error_of(kBase, {"simulation.integrator=cvode-adams", "simulation.linear_solver=gmres"})
+            .find("cvode-adams has no linear_solver option") != std::string::npos);
+  CHECK(error_of(kBase, {"simulation.integrator=euler"})
+            .find("key 'simulation.step_size' (not given): step_size = 0: the fixed-step "
+                  "integrator euler needs") != std::string::npos);
+  CHECK(error_of(kBase, {"simulation.integrator=rk4", "simulation.step_size=-1"})
+            .find("simulation.step_size") != std::string::npos);
+}
+
 TEST_CASE("scene loader: every bad input names the file, the line, the key and the value") {
   struct Case {
     std::string from, to, expected;
@@ -109,8 +132,7 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
       {"type: sphere", "type: torus", "key 'bodies[1].shapes[0].type' = torus: must be one of"},
       {"type: sphere", "type: convex", "shape type not supported yet"},
       {"type: sphere, radius: 0.1", "type: cylinder, radius: 0.1",
-       "key 'bodies[1].shapes[0].length' = {type: cylinder, radius: 0.1, material: Steel}: is "
-       "required"},
+       "scene.yaml:11: key 'bodies[1].shapes[0].length' (not given): is required"},
       {"type: sphere, radius: 0.1", "type: cylinder, radius: 0.1, length: -1",
        "key 'bodies[1].shapes[0].length' = -1: must be positive"},
       {"type: sphere, radius: 0.1", "type: cone, radius: 0.1, length: 0.2, top_radius: -0.05",

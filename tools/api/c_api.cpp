@@ -178,16 +178,26 @@ hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key,
       s.config.integrator = value;
       return HYBRIDSIM_OK;
     }
+    // Checked with the integrator when the scene is loaded.
+    if (name == "table") {
+      s.config.table = value;
+      return HYBRIDSIM_OK;
+    }
+    if (name == "linear_solver") {
+      s.config.linear_solver = value;
+      return HYBRIDSIM_OK;
+    }
     std::optional<double>* target = name == "rtol"              ? &s.config.rtol
                                     : name == "atol"            ? &s.config.atol
                                     : name == "stop_time"       ? &s.config.stop_time
                                     : name == "output_interval" ? &s.config.output_interval
                                     : name == "max_step"        ? &s.config.max_step
+                                    : name == "step_size"       ? &s.config.step_size
                                                                 : nullptr;
     if (target == nullptr) {
       throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("option '{}': unknown (integrator, rtol, atol, stop_time, "
-                                  "output_interval, max_step)",
+                      fmt::format("option '{}': unknown (integrator, table, linear_solver, rtol, "
+                                  "atol, stop_time, output_interval, max_step, step_size)",
                                   name)};
     }
     // from_chars: the C locale's decimal point whatever the host's locale is.

@@ -141,6 +141,9 @@ ModelBuilder& ModelBuilder::simulation(const SimulationSettings& settings) {
   if (settings.atol) node["atol"] = *settings.atol;
   node["output_interval"] = settings.output_interval;
   if (std::isfinite(settings.max_step)) node["max_step"] = settings.max_step;
+  if (!settings.table.empty()) node["table"] = settings.table;
+  if (!settings.linear_solver.empty()) node["linear_solver"] = settings.linear_solver;
+  if (settings.step_size > 0.0) node["step_size"] = settings.step_size;
   node["constraint_stabilization"] = settings.constraint_stabilization;
   node["constraint_tolerance"] = settings.constraint_tolerance;
   switch (settings.constraint_factorization) {

@@ -44,8 +44,19 @@ SimulationOptions make_simulation_options(const Model& model, const SimulatorCon
   options.integrator.atol = config.atol.value_or(
       model.simulation.atol.value_or(default_absolute_tolerance(options.integrator.rtol)));
   options.integrator.max_step = config.max_step.value_or(model.simulation.max_step);
+  const bool scene_integrator =
+      config.integrator.empty() || config.integrator == model.simulation.integrator;
+  options.integrator.table =
+      !config.table.empty() || !scene_integrator ? config.table : model.simulation.table;
+  options.integrator.linear_solver = !config.linear_solver.empty() || !scene_integrator
+                                         ? config.linear_solver
+                                         : model.simulation.linear_solver;
+  options.integrator.step_size = config.step_size.value_or(model.simulation.step_size);
   options.max_events_per_second = model.contact.max_events_per_second;
   check_simulation_options(options);
+  check_integrator_settings(
+      config.integrator.empty() ? model.simulation.integrator : config.integrator,
+      options.integrator);
   return options;
 }
 
@@ -136,6 +147,7 @@ Simulator::Simulator(HybridSystem& system, const SimulationOptions& options,
                      const std::string& integrator)
     : impl_(std::make_unique<Impl>()) {
   check_simulation_options(options);
+  check_integrator_settings(integrator, options.integrator);
   impl_->options = options;
   impl_->integrator_name = integrator;
   impl_->system = &system;

@@ -40,11 +40,17 @@ struct SimulatorConfig {
   // s; spacing of the observers' on_output calls (<= 0: only start, events and stop).
   std::optional<double> output_interval = std::nullopt;
   std::optional<double> max_step = std::nullopt;  // s, the largest integrator step allowed
+  // Method options (IntegratorSettings). Table and linear solver: empty takes the scene's when the
+  // integrator is the scene's, the integrator's default otherwise. step_size: s, fixed-step
+  // methods only; empty takes the scene's.
+  std::string table = {};
+  std::string linear_solver = {};
+  std::optional<double> step_size = std::nullopt;
 };
 
 // The run options of a scene under a config, each empty field from the scene. InputError for a
-// tolerance or stop time that is not positive and finite, a non-finite output interval, or a
-// max_step that is not positive.
+// tolerance or stop time that is not positive and finite, a non-finite output interval, a
+// max_step that is not positive, or method options the integrator does not have.
 SimulationOptions make_simulation_options(const Model& model, const SimulatorConfig& config);
 
 // The state of one body at the simulator's time.
