@@ -36,9 +36,12 @@ inline fs::path temporary_directory() {
   return dir;
 }
 
-inline CliResult run_cli(const std::string& arguments, const fs::path& dir) {
-  const std::string command = fmt::format("{} {} >{} 2>{}", HYBRIDSIM_EXECUTABLE, arguments,
-                                          (dir / "out.txt").string(), (dir / "err.txt").string());
+// Runs `hybridsim ARGUMENTS` in dir's files; `launcher` goes before it (e.g. "mpirun -n 2").
+inline CliResult run_cli(const std::string& arguments, const fs::path& dir,
+                         const std::string& launcher = "") {
+  const std::string command =
+      fmt::format("{} {} {} >{} 2>{}", launcher, HYBRIDSIM_EXECUTABLE, arguments,
+                  (dir / "out.txt").string(), (dir / "err.txt").string());
   const int raw = std::system(command.c_str());
   CliResult result;
   result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

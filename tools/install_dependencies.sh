@@ -2,7 +2,8 @@
 # Installs the Debian packages hybridsim builds with, if any is missing (needs root or sudo).
 set -euo pipefail
 packages=(cmake gcc g++ make pkg-config libsundials-dev libeigen3-dev libccd-dev doctest-dev
-          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev)
+          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+          libopenmpi-dev openmpi-bin python3 python3-matplotlib)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \

@@ -1,6 +1,8 @@
 // hybridsim: the command-line front end.
 //   hybridsim run SCENE [options]   an event-logged simulation (spec/outputs.md)
 //   hybridsim integrators           the integrator names
+//   hybridsim batch EXPERIMENT      integrators compared over scenes and tolerances (docs/batch.md)
+//   hybridsim batch-merge DIRS      joins the result sets of batch shards
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "integrators/integrator.hpp"
+#include "tools/batch/batch_command.hpp"
 #include "tools/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -39,6 +42,25 @@ int main(int argc, char** argv) {
 
   CLI::App* list_app = app.add_subcommand("integrators", "List the integrator names");
 
+  hybridsim::BatchCommandOptions batch;
+  bool no_plots = false;
+  CLI::App* batch_app = app.add_subcommand(
+      "batch", "Compare integrators over scenes and tolerances (also under mpirun)");
+  batch_app->add_option("experiment", batch.experiment, "Experiment file (YAML)")->required();
+  batch_app->add_option("-j,--jobs", batch.jobs, "Worker threads");
+  batch_app->add_option("--out", batch.out_directory, "Output folder");
+  batch_app->add_option("--shard", batch.shard, "Run slice i of N (i/N), for job arrays");
+  batch_app->add_flag("--progress", batch.progress, "Show a progress bar on stderr");
+  batch_app->add_flag("--quiet", batch.quiet, "Print only errors");
+  batch_app->add_flag("--no-plots", no_plots, "Write the results without plots and report");
+
+  hybridsim::MergeCommandOptions merge;
+  CLI::App* merge_app =
+      app.add_subcommand("batch-merge", "Join the result sets of batch shards into one");
+  merge_app->add_option("inputs", merge.inputs, "Result folders of the shards")->required();
+  merge_app->add_option("--out", merge.out_directory, "Output folder");
+  merge_app->add_flag("--no-plots", no_plots, "Write the results without plots and report");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -61,6 +83,14 @@ int main(int argc, char** argv) {
       if (info.fixed_step) std::cout << fmt::format("{:<20}   needs step_size, s\n", "");
     }
     return 0;
+  }
+  if (*batch_app) {
+    batch.plots = !no_plots;
+    return hybridsim::batch_command(batch, &argc, &argv);
+  }
+  if (*merge_app) {
+    merge.plots = !no_plots;
+    return hybridsim::batch_merge_command(merge);
   }
   return hybridsim::run_command(run);
 }
