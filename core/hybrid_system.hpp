@@ -3,6 +3,7 @@
 // multibody system of models/ is one implementation; an embedder may write its own.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -111,6 +112,15 @@ class HybridSystem {
   // derivative is an acceleration and on which the other states' derivatives depend; those
   // depend on positions and velocities only. Empty (the default): the system has no such split.
   virtual std::vector<bool> velocity_mask() const { return {}; }
+
+  // Which states' derivatives may depend on which, for sparse Jacobians: writes a group id per
+  // state (group_of_state has state_size() entries) such that the derivatives of a group depend on
+  // the states of that group only. Valid from the last initialize or event handling until the
+  // next (a contact couples two bodies only while its pair is in contact). The default puts every
+  // state in one group (a dense Jacobian).
+  virtual void state_coupling(std::span<int> group_of_state) const {
+    std::fill(group_of_state.begin(), group_of_state.end(), 0);
+  }
 
   // Number of right-hand-side evaluations since construction.
   virtual long rhs_evaluation_count() const = 0;

@@ -30,8 +30,12 @@ class CvodeIntegrator final : public Integrator {
   void interpolate(double t, VectorX& x) const override;
   IntegratorStats segment_statistics() const override;
 
+  struct Solver;  // the SUNDIALS objects (public for the Jacobian callback)
+
  private:
-  struct Solver;  // the SUNDIALS objects
+  // linear_solver "klu": the system's coupling groups now, and the matrix and KLU for them.
+  void update_sparsity();
+
   Method method_;
   std::unique_ptr<Solver> solver_;
 };

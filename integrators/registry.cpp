@@ -28,8 +28,9 @@ std::vector<IntegratorInfo> list_integrators() {
   return {
       {.name = "cvode-bdf",
        .description = "SUNDIALS CVODE, variable-order BDF (1-5), Newton iteration with a dense "
-                      "(difference-quotient Jacobian) or matrix-free GMRES linear solver",
-       .linear_solvers = newton_solvers},
+                      "(difference-quotient Jacobian), KLU sparse (the bodies' coupling pattern, "
+                      "coloured difference quotients) or matrix-free GMRES linear solver",
+       .linear_solvers = {"dense", "klu", "gmres"}},
       {.name = "cvode-adams",
        .description = "SUNDIALS CVODE, variable-order Adams-Moulton (1-12), fixed-point iteration"},
       {.name = "ida",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -319,6 +320,29 @@ std::vector<bool> MultibodySystem::velocity_mask() const {
     }
   }
   return mask;
+}
+
+void MultibodySystem::state_coupling(std::span<int> group_of_state) const {
+  // Bodies joined by a joint (the constraint forces) or by a pair in contactDict (the contact
+  // force) are coupled; union-find over the free bodies, fixed ones couple nothing.
+  std::vector<int> root(model_.bodies.size());
+  std::iota(root.begin(), root.end(), 0);
+  auto find = [&root](int body) {
+    while (root[body] != body) body = root[body] = root[root[body]];
+    return body;
+  };
+  auto join = [&](int body_a, int body_b) {
+    if (model_.bodies[body_a].fixed || model_.bodies[body_b].fixed) return;
+    root[find(body_a)] = find(body_b);
+  };
+  for (const Joint& joint : model_.joints) join(joint.parent, joint.child);
+  for (const auto& [id, pair] : contacts_.contacts()) {
+    join(model_.shapes[pair.shape_a].body, model_.shapes[pair.shape_b].body);
+  }
+  for (int body : free_bodies_) {
+    const int offset = model_.bodies[body].state_offset;
+    std::fill_n(group_of_state.begin() + offset, kFreeBodyStateSize, find(body));
+  }
 }
 
 double MultibodySystem::max_step_hint(double /*t*/, ConstVectorRef x) const {

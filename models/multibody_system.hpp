@@ -49,6 +49,8 @@ class MultibodySystem final : public HybridSystem {
   long rhs_evaluation_count() const override { return rhs_count_; }
   // The linear and angular velocities of every free body.
   std::vector<bool> velocity_mask() const override;
+  // One group per set of free bodies connected by joints and by the pairs in contactDict.
+  void state_coupling(std::span<int> group_of_state) const override;
 
   // Host-set inputs (Simulator::set_input): a constant value replaces the input's signal, and its
   // breakpoints, until cleared. The caller restarts the integration (a time event).

@@ -23,8 +23,9 @@ int main(int argc, char** argv) {
   run_app->add_option("--integrator", run.integrator,
                       "Integrator name (see `hybridsim integrators`)");
   run_app->add_option("--table", run.table, "Butcher table of arkode-erk / arkode-dirk");
-  run_app->add_option("--linear-solver", run.linear_solver,
-                      "Newton linear solver of cvode-bdf / arkode-dirk: dense or gmres");
+  run_app->add_option(
+      "--linear-solver", run.linear_solver,
+      "Newton linear solver of cvode-bdf (dense, klu, gmres) or arkode-dirk (dense, gmres)");
   run_app->add_option("--step-size", run.step_size, "Step of the fixed-step integrators, s");
   run_app->add_option("--rtol", run.rtol, "Relative tolerance");
   run_app->add_option("--atol", run.atol, "Absolute tolerance");

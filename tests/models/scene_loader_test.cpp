@@ -93,8 +93,10 @@ TEST_CASE("scene loader: integrator options are checked against the integrator")
   CHECK(error_of(kBase, {"simulation.integrator=arkode-erk", "simulation.table=dopri"})
             .find("key 'simulation.table' = dopri: table 'dopri' is not one of arkode-erk's: "
                   "dormand-prince") != std::string::npos);
-  CHECK(error_of(kBase, {"simulation.linear_solver=klu"}).find("key 'simulation.linear_solver'") !=
-        std::string::npos);
+  CHECK(error_of(kBase, {"simulation.linear_solver=superlu"})
+            .find("key 'simulation.linear_solver'") != std::string::npos);
+  CHECK(error_of(kBase, {"simulation.integrator=arkode-dirk", "simulation.linear_solver=klu"})
+            .find("key 'simulation.linear_solver'") != std::string::npos);
   CHECK(error_of(kBase, {"simulation.integrator=cvode-adams", "simulation.linear_solver=gmres"})
             .find("cvode-adams has no linear_solver option") != std::string::npos);
   CHECK(error_of(kBase, {"simulation.integrator=euler"})
