@@ -32,7 +32,7 @@ struct ContactPair {
   // delta_dot- stored when the contact started, m/s, positive approaching; carried across later
   // events while the pair stays in contact.
   double pre_impact_normal_velocity = 0.0;
-  double damping = 0.0;  // d_res of the law, s/m, fixed at contact start
+  double damping = 0.0;        // d_res of the law, s/m, fixed at contact start
   int body_pair_contacts = 1;  // contacts between the same two bodies, set at every event
   ContactLawParameters law;
 };

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/errors.hpp"
+#include "models/closed_form.hpp"
 #include "models/scene_loader.hpp"
 #include "models/yaml_reader.hpp"
 
@@ -28,6 +29,7 @@ std::vector<double> positive_list(MapReader& reader, const std::string& key) {
 
 ReferenceChoice read_reference(MapReader& reader, const ReferenceChoice& fallback) {
   ReferenceChoice reference = fallback;
+  reference.closed_form = reader.boolean("closed_form", reference.closed_form);
   reference.integrator = reader.string("integrator", reference.integrator);
   reference.rtol = reader.positive("rtol", reference.rtol);
   reference.atol = reader.positive("atol", reference.atol);
@@ -66,7 +68,9 @@ SceneChoice read_scene(const YAML::Node& node, const std::string& path, const Ya
   const bool local = scene.scene.ends_with(".yaml") && fs::is_regular_file(relative);
   try {
     scene.path = resolve_scene_path(local ? relative.string() : scene.scene);
-    scene.name = load_scene_file(scene.path).name;
+    const Model model = load_scene_file(scene.path);
+    scene.name = model.name;
+    if (scene.reference.closed_form) find_closed_form(model);  // throws the reason it has none
   } catch (const InputError& error) {
     throw_yaml_error(source, node, path, error.what());
   }

@@ -20,9 +20,11 @@ struct IntegratorChoice {
   bool fixed_step = false;
 };
 
-// What a scene's runs are compared with: an integrator at a tight tolerance, computed once per
-// scene and parameter set, and cached on disk.
+// What a scene's runs are compared with: the scene's closed form (models/closed_form.hpp), or
+// an integrator at a tight tolerance, computed once per scene and parameter set, and cached on
+// disk.
 struct ReferenceChoice {
+  bool closed_form = false;  // the exact solution; the integrator settings below are unused
   std::string integrator = "cvode-bdf";
   double rtol = 1e-12;
   double atol = 1e-14;

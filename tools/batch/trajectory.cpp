@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "integrators/hybrid_loop.hpp"
+#include "models/closed_form.hpp"
 #include "models/multibody_system.hpp"
 
 namespace hybridsim::batch {
@@ -76,6 +77,24 @@ Trajectory simulate(const Model& model, const std::string& integrator,
     trajectory.result.message =
         fmt::format("wall-time limit of {:g} s reached at t = {:.17g} s", time_limit, loop.time());
   }
+  return trajectory;
+}
+
+Trajectory sample_closed_form(const Model& model, double stop_time, int grid_points) {
+  const ClosedForm form = find_closed_form(model);
+  MultibodySystem system(model);
+  Trajectory trajectory;
+  VectorX x(model.state_size);
+  for (int k = 0; k <= grid_points; ++k) {
+    const double t = k == grid_points ? stop_time : k * (stop_time / grid_points);
+    form.state(t, x);
+    trajectory.times.push_back(t);
+    trajectory.states.push_back(x);
+    trajectory.energies.push_back(system.compute_energy(x));
+  }
+  trajectory.status = "ok";
+  trajectory.result.status = SimulationStatus::ok;
+  trajectory.result.t_end = stop_time;
   return trajectory;
 }
 

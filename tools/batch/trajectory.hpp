@@ -35,6 +35,10 @@ Trajectory simulate(const Model& model, const std::string& integrator,
                     const IntegratorSettings& settings, double stop_time, int grid_points,
                     double time_limit);
 
+// The model's closed form (models/closed_form.hpp) on the same grid as simulate's outputs, with
+// status "ok" and no contact events; InputError if the model has none.
+Trajectory sample_closed_form(const Model& model, double stop_time, int grid_points);
+
 struct ErrorMeasures {
   double final_error = kNaN;        // max |x - x_ref| over the states at the stop time
   double l2_error = kNaN;           // time-RMS over the grid of the Euclidean norm of x - x_ref
