@@ -22,10 +22,15 @@ struct Recorder : SimulationObserver {
   std::vector<VectorX> output_states;
   std::vector<EventInstant> events;
   std::vector<VectorX> event_states;
+  // Energies at the outputs, computed while the run is at them (the elastic energy depends on
+  // the contact set of that moment); run_scene sets the system.
+  std::vector<double> output_energies;
+  MultibodySystem* energy_source = nullptr;
 
   void on_output(double t, const VectorX& x) override {
     output_times.push_back(t);
     output_states.push_back(x);
+    if (energy_source != nullptr) output_energies.push_back(energy_source->compute_energy(x));
   }
   void on_event(const EventInstant& instant, const VectorX& x) override {
     events.push_back(instant);
@@ -60,6 +65,7 @@ inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& int
   auto run = std::make_unique<Run>();
   run->model = model;
   run->system = std::make_unique<MultibodySystem>(run->model);
+  run->recorder.energy_source = run->system.get();
   SimulationOptions options;
   options.stop_time = model.simulation.stop_time;
   options.output_interval =
