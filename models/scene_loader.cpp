@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -678,6 +679,7 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
   MapReader root(root_node, "", source);
   model.name = root.string("name", std::filesystem::path(source.file).stem().string());
   model.description = root.string("description", "");
+  model.reference = root.string("reference", "");
   model.gravity_W = root.vec3("gravity", model.gravity_W);
   read_settings(root, model);
   read_palette(model);
@@ -738,6 +740,35 @@ Model load_scene_text(const std::string& text, const std::string& source_name,
   if (!root.IsMap()) throw InputError(fmt::format("{}: a scene must be a YAML map", source_name));
   for (const std::string& assignment : overrides) apply_yaml_override(root, assignment, source);
   return build_model(root, source);
+}
+
+std::vector<CatalogEntry> list_catalog() {
+  // The first catalog directory that exists holds the catalog (the same order as the lookup).
+  namespace fs = std::filesystem;
+  std::vector<CatalogEntry> entries;
+  for (const fs::path& directory : catalog_directories()) {
+    if (!fs::is_directory(directory)) continue;
+    std::vector<fs::path> files;
+    for (const auto& item : fs::directory_iterator(directory)) {
+      if (item.path().extension() == ".yaml") files.push_back(item.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      CatalogEntry entry;
+      entry.name = file.stem().string();
+      entry.path = file.string();
+      try {
+        const Model model = load_scene_file(entry.path);
+        entry.description = model.description;
+        entry.reference = model.reference;
+      } catch (const InputError& error) {
+        entry.error = error.what();
+      }
+      entries.push_back(std::move(entry));
+    }
+    break;
+  }
+  return entries;
 }
 
 Model load_scene_file(const std::string& path_or_name, const std::vector<std::string>& overrides) {

@@ -17,6 +17,14 @@ Model load_scene_file(const std::string& path_or_name,
 Model load_scene_text(const std::string& text, const std::string& source_name,
                       const std::vector<std::string>& overrides = {});
 
+// A scene of the catalog (models/scenes): its name for `hybridsim run NAME`, its file, and the
+// scene's description and reference; error holds the load error of a broken file instead.
+struct CatalogEntry {
+  std::string name, path, description, reference, error;
+};
+// Every scene of the catalog, by name.
+std::vector<CatalogEntry> list_catalog();
+
 // The file a path or catalog name refers to; InputError if there is none.
 std::string resolve_scene_path(const std::string& path_or_name);
 

@@ -1,6 +1,7 @@
 // hybridsim: the command-line front end.
 //   hybridsim run SCENE [options]   an event-logged simulation (spec/outputs.md)
 //   hybridsim integrators           the integrator names
+//   hybridsim list                  the catalog scenes and their references
 //   hybridsim batch EXPERIMENT      integrators compared over scenes and tolerances (docs/batch.md)
 //   hybridsim batch-merge DIRS      joins the result sets of batch shards
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "integrators/integrator.hpp"
+#include "models/scene_loader.hpp"
 #include "tools/batch/batch_command.hpp"
 #include "tools/run_command.hpp"
 
@@ -42,6 +44,8 @@ int main(int argc, char** argv) {
   run_app->add_option("--set", run.overrides, "Override a scene value: KEY=VALUE (repeatable)");
 
   CLI::App* list_app = app.add_subcommand("integrators", "List the integrator names");
+  CLI::App* catalog_app = app.add_subcommand(
+      "list", "List the catalog scenes with what each is checked against (run them by name)");
 
   hybridsim::BatchCommandOptions batch;
   bool no_plots = false;
@@ -84,6 +88,19 @@ int main(int argc, char** argv) {
       if (info.fixed_step) std::cout << fmt::format("{:<20}   needs step_size, s\n", "");
     }
     return 0;
+  }
+  if (*catalog_app) {
+    int broken = 0;
+    for (const auto& entry : hybridsim::list_catalog()) {
+      if (!entry.error.empty()) {
+        std::cerr << fmt::format("{}: {}\n", entry.name, entry.error);
+        ++broken;
+        continue;
+      }
+      std::cout << fmt::format("{:<24} {}\n{:<24}   reference: {}\n", entry.name, entry.description,
+                               "", entry.reference.empty() ? "(none given)" : entry.reference);
+    }
+    return broken == 0 ? 0 : 1;
   }
   if (*batch_app) {
     batch.plots = !no_plots;

@@ -19,7 +19,7 @@ namespace hybridsim {
 namespace {
 
 constexpr double g = 9.81;
-constexpr double r = 0.03;                      // ball radius, m
+constexpr double r = 0.03;                     // ball radius, m
 constexpr double mu = 0.2, mu_rolling = 0.01;  // ball-cloth, default palette
 
 // Distance along the cue ball's path and its speed, at time t (closed form above).

@@ -5,6 +5,7 @@
 
 #include "approx.hpp"
 #include "cli_support.hpp"
+#include "models/scene_loader.hpp"
 
 #include <sys/wait.h>
 
@@ -44,6 +45,25 @@ TEST_CASE("cli: integrators lists the registry") {
   CHECK(r.status == 0);
   CHECK(r.out.find("cvode-bdf") != std::string::npos);
   CHECK(r.out.find("cvode-adams") != std::string::npos);
+}
+
+TEST_CASE("cli: list names every catalog scene with its description and reference") {
+  const auto result = run_cli("list", testing::temporary_directory());
+  REQUIRE_MESSAGE(result.status == 0, result.err);
+  int scenes = 0;
+  for (const auto& file : std::filesystem::directory_iterator(HYBRIDSIM_MODELS_DIR "/scenes")) {
+    if (file.path().extension() != ".yaml") continue;
+    ++scenes;
+    const std::string name = file.path().stem().string();
+    CAPTURE(name);
+    const Model model = load_scene_file(name);
+    // Every catalog scene says what it shows and what it is checked against.
+    CHECK_FALSE(model.description.empty());
+    CHECK_FALSE(model.reference.empty());
+    CHECK(result.out.find(name + " ") != std::string::npos);
+    CHECK(result.out.find("reference: " + model.reference) != std::string::npos);
+  }
+  CHECK(scenes >= 11);
 }
 
 TEST_CASE("cli: run writes the trajectory, events and summary of spec/outputs.md") {
