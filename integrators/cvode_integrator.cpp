@@ -63,6 +63,8 @@ int sparse_jacobian(realtype t, N_Vector y, N_Vector fy, SUNMatrix jacobian, voi
                     N_Vector f_perturbed, N_Vector /*tmp2*/, N_Vector /*tmp3*/) noexcept {
   auto* self = static_cast<CvodeIntegrator::Solver*>(user_data);
   try {
+    // The step CVODE reports as current; it only scales the smallest increment (as h does in
+    // CVODE's own dense difference quotient), so a step just cut after a failure changes little.
     realtype h = 0.0;
     check_flag(CVodeGetCurrentStep(self->cvode, &h), "CVodeGetCurrentStep");
     check_flag(CVodeGetErrWeights(self->cvode, self->error_weights), "CVodeGetErrWeights");

@@ -1,5 +1,6 @@
 #include "models/closed_form.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <numbers>

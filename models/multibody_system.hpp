@@ -62,7 +62,9 @@ class MultibodySystem final : public HybridSystem {
   // Outputs.
   const Model& model() const { return model_; }
   const ContactHandler& contact_handler() const { return contacts_; }
-  // Kinetic + gravitational potential + elastic contact energy, J.
+  // Kinetic + gravitational potential + joint spring + elastic contact energy, J. The elastic
+  // part is that of the pairs in contactDict now: evaluate it while the run is at x (an observer's
+  // on_output), not afterwards for earlier states.
   double compute_energy(ConstVectorRef x);
   // Kinematics of every body at x (world frame velocities and poses).
   std::span<const BodyKinematics> compute_kinematics(ConstVectorRef x);
