@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 namespace hybridsim {
 namespace {
@@ -112,11 +113,10 @@ Mat3 compute_shape_inertia(const Shape& shape, double mass) {
   return Mat3::Zero();
 }
 
-MassProperties compute_mass_properties(const Model& model, std::span<const int> shapes) {
+MassProperties compute_mass_properties(const Model& model, std::span<const Shape> shapes) {
   MassProperties total;
   Vec3 first_moment = Vec3::Zero();
-  for (int index : shapes) {
-    const Shape& shape = model.shapes[index];
+  for (const Shape& shape : shapes) {
     const double mass = model.materials[shape.material].density * compute_shape_volume(shape);
     total.mass += mass;
     first_moment += mass * shape.X_BS.transform_point(compute_shape_centroid_S(shape));
@@ -125,8 +125,7 @@ MassProperties compute_mass_properties(const Model& model, std::span<const int> 
   total.p_BCom_B = first_moment / total.mass;
   // Rotate each shape's inertia into the body frame and shift it to the common centre of mass
   // (parallel-axis theorem: + m (|d|^2 I - d d^T)).
-  for (int index : shapes) {
-    const Shape& shape = model.shapes[index];
+  for (const Shape& shape : shapes) {
     const double mass = model.materials[shape.material].density * compute_shape_volume(shape);
     const Mat3& R_BS = shape.X_BS.rotation;
     const Vec3 d = shape.X_BS.transform_point(compute_shape_centroid_S(shape)) - total.p_BCom_B;
@@ -134,6 +133,13 @@ MassProperties compute_mass_properties(const Model& model, std::span<const int> 
                            mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
   }
   return total;
+}
+
+MassProperties compute_mass_properties(const Model& model, std::span<const int> shapes) {
+  std::vector<Shape> selected;
+  selected.reserve(shapes.size());
+  for (int index : shapes) selected.push_back(model.shapes[index]);
+  return compute_mass_properties(model, selected);
 }
 
 }  // namespace hybridsim

@@ -22,7 +22,9 @@ Vec3 compute_shape_centroid_S(const Shape& shape);
 // Inertia of the solid shape of mass `mass` (kg) about its centroid, S axes, kg m^2.
 Mat3 compute_shape_inertia(const Shape& shape, double mass);
 
-// The combined mass properties of the given shapes (each with density of its material).
+// The combined mass properties of the given shapes (each with density of its material), given
+// as shapes or as indices into model.shapes.
+MassProperties compute_mass_properties(const Model& model, std::span<const Shape> shapes);
 MassProperties compute_mass_properties(const Model& model, std::span<const int> shapes);
 
 }  // namespace hybridsim

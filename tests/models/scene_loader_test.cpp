@@ -154,6 +154,64 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
   }
 }
 
+TEST_CASE("scene loader: a body array copies the body on a jittered grid, the same on every run") {
+  std::string text = kBase;
+  text +=
+      "    array: {counts: [3, 2, 2], spacing: [0.3, 0.4, 0.5], jitter: [0.01, 0.02, 0.03], "
+      "seed: 7}\n";
+  const Model model = load_scene_text(text, "pile.yaml");
+  REQUIRE(model.bodies.size() == 1 + 12);
+  CHECK(model.state_size == 13 * 12);
+  CHECK(model.shapes.size() == 1 + 12);
+  for (int k = 0; k < 12; ++k) {
+    const Body& copy = model.bodies[1 + k];
+    CAPTURE(k);
+    CHECK(copy.name == fmt::format("ball_{}", k));
+    REQUIRE(copy.shapes.size() == 1);
+    CHECK(model.shapes[copy.shapes[0]].body == 1 + k);
+    // k = i + 3 (j + 2 l); the grid offset plus a jitter no larger than given on each axis.
+    const Vec3 grid(0.3 * (k % 3), 0.4 * ((k / 3) % 2), 1.0 + 0.5 * (k / 6));
+    const Vec3 offset = copy.p_WB - grid;
+    CHECK(std::abs(offset.x()) <= 0.01);
+    CHECK(std::abs(offset.y()) <= 0.02);
+    CHECK(std::abs(offset.z()) <= 0.03);
+    CHECK(copy.mass == model.bodies[1].mass);
+  }
+  // The jitter is not degenerate: twelve copies do not all sit on the grid or share one offset.
+  CHECK((model.bodies[1].p_WB - Vec3(0, 0, 1)).norm() > 1e-6);
+  CHECK((model.bodies[1].p_WB - Vec3(0, 0, 1) - (model.bodies[2].p_WB - Vec3(0.3, 0, 1))).norm() >
+        1e-6);
+  // Deterministic: the same seed gives bit-identical positions, another seed other ones.
+  const Model again = load_scene_text(text, "pile.yaml");
+  for (std::size_t b = 0; b < model.bodies.size(); ++b) {
+    CHECK(again.bodies[b].p_WB == model.bodies[b].p_WB);
+  }
+  const Model other = load_scene_text(text, "pile.yaml", {"bodies.ball.array.seed=8"});
+  CHECK(other.bodies[1].p_WB != model.bodies[1].p_WB);
+  // A 1x1x1 array keeps the plain name.
+  const Model single = load_scene_text(
+      kBase + std::string("    array: {counts: [1, 1, 1], spacing: [0, 0, 0]}\n"), "one.yaml");
+  CHECK(single.bodies.back().name == "ball");
+
+  CHECK(error_of(kBase + std::string("    array: {counts: [2, 0, 1], spacing: [1, 1, 1]}\n"))
+            .find("key 'bodies[1].array.counts'") != std::string::npos);
+  CHECK(error_of(kBase + std::string("    array: {counts: [2, 1.5, 1], spacing: [1, 1, 1]}\n"))
+            .find("must be three positive integers") != std::string::npos);
+  CHECK(error_of(kBase + std::string("    array: {counts: [2, 1, 1]}\n"))
+            .find("key 'bodies[1].array.spacing' (not given): is required") != std::string::npos);
+  CHECK(error_of(kBase + std::string("    array: {counts: [2, 1, 1], spacing: [1, 1, 1], "
+                                     "jitter: [0, -1, 0]}\n"))
+            .find("key 'bodies[1].array.jitter'") != std::string::npos);
+  CHECK(error_of(kBase + std::string("    array: {counts: [2, 1, 1], spacing: [1, 1, 1], "
+                                     "spacnig: 1}\n"))
+            .find("unknown key 'bodies[1].array.spacnig'") != std::string::npos);
+  std::string fixed = kBase;
+  fixed.replace(fixed.find("fixed: true,"), 12,
+                "fixed: true, array: {counts: [2, 1, 1], spacing: [1, 0, 0]},");
+  CHECK(error_of(fixed).find("key 'bodies[0].array'") != std::string::npos);
+  CHECK(error_of(fixed).find("a fixed body is not copied") != std::string::npos);
+}
+
 TEST_CASE("scene loader: a missing contact pair names both materials") {
   std::string text = kBase;
   text.replace(
