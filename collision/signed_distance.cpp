@@ -6,6 +6,10 @@
 #include <numbers>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "collision/convex_distance.hpp"
+#include "collision/mpr_adapter.hpp"
 #include "collision/shape_geometry.hpp"
 #include "core/errors.hpp"
 
@@ -302,25 +306,143 @@ SignedDistance swapped(SignedDistance result) {
   return result;
 }
 
-// The shapes whose pairs need the MPR narrowphase except against a half-space.
-bool needs_half_space_partner(ShapeType type) {
-  return type == ShapeType::cylinder || type == ShapeType::cone || type == ShapeType::ellipsoid;
+// Tolerances of the convex pairs, relative to the smaller shape's bounding radius:
+// - GJK stops when its upper and lower bounds of the distance are this close (far below the
+//   1e-9 the narrowphase promises, far above the rounding of the support points);
+constexpr double kGjkTolerance = 1e-13;
+// - the refinement keeps the translated shapes this far apart, so that GJK works on a well
+//   separated pair; a smaller gap contracts the direction faster (about gap / curvature radius
+//   per step) until the coordinates' rounding dominates;
+constexpr double kRefinementGap = 1e-3;
+// - MPR only has to start the refinement near the optimum;
+constexpr double kMprTolerance = 1e-8;
+// - the direction is converged when a step moves it less than this (the distance error is
+//   quadratic in it on curved surfaces and zero on flat ones).
+constexpr double kDirectionTolerance = 1e-10;
+constexpr int kMaxRefinements = 60;
+
+// The result of GJK's closest points and the distance `distance` (m): the direction polished
+// where the surfaces are curved (convex_distance.hpp), the witnesses as GJK left them.
+SignedDistance make_result(const PlacedConvex& a, const PlacedConvex& b, const Vec3& n_W,
+                           double distance, const Vec3& p_A_W, const Vec3& p_B_W, double size) {
+  SignedDistance result;
+  result.n_AB_W = polish_separating_direction(a, b, n_W, size);
+  result.distance = distance;
+  result.p_A_W = p_A_W;
+  result.p_B_W = p_B_W;
+  return result;
+}
+
+// The direction reached by the translated refinement, with the distance and witnesses.
+struct RefinedDirection {
+  Vec3 n_AB_W;
+  double distance;
+  Vec3 p_A_W;
+  Vec3 p_B_W;
+};
+
+// From n_W: each step, B translated by `shift` along n is exactly `gap` apart from A along n;
+// GJK gives that pair's distance and direction. The signed distance of the original pair is the
+// translated distance less the shift, to within shift (1 - n.n*) for the optimal n*: second
+// order in the direction error, also where support functions have kinks (a cylinder's rim).
+RefinedDirection refine_direction(const PlacedConvex& placed_a, const PlacedConvex& placed_b,
+                                  Vec3 n_W, double tolerance, double gap) {
+  PlacedConvex moved_b = placed_b;
+  double distance = compute_separation(placed_a, placed_b, n_W);
+  Vec3 p_A_W = placed_a.support_W(n_W), p_B_W = placed_b.support_W(-n_W);
+  for (int step = 0; step < kMaxRefinements; ++step) {
+    const double shift = gap - compute_separation(placed_a, placed_b, n_W);
+    moved_b.shift_W = shift * n_W;
+    const ConvexDistance moved = compute_convex_distance(placed_a, moved_b, tolerance);
+    // The translated pair is apart by construction; an overlap is GJK lost in rounding on a
+    // sliver simplex: keep what the last step reached.
+    if (moved.overlapping) break;
+    distance = moved.distance - shift;
+    p_A_W = moved.p_A_W;
+    p_B_W = moved.p_B_W - moved_b.shift_W;
+    const Vec3 previous_W = n_W;
+    n_W = moved.n_AB_W;
+    if ((n_W - previous_W).norm() <= kDirectionTolerance) break;
+  }
+  return {n_W, distance, p_A_W, p_B_W};
+}
+
+// The outward normals of the flat faces of A (as directions from A to B) and of B (negated):
+// a box's six faces, a cylinder's or cone's two caps, in W.
+struct FaceNormals {
+  std::array<Vec3, 12> normals_W;
+  int count = 0;
+  const Vec3* begin() const { return normals_W.data(); }
+  const Vec3* end() const { return normals_W.data() + count; }
+};
+
+FaceNormals face_normals_W(const PlacedConvex& a, const PlacedConvex& b) {
+  FaceNormals normals;
+  for (const auto& [placed, sign] : {std::pair{&a, 1.0}, std::pair{&b, -1.0}}) {
+    const ShapeType type = placed->shape->type;
+    const Mat3& R = placed->X_WS->rotation;
+    const int first_axis = type == ShapeType::box ? 0 : 2;
+    if (type != ShapeType::box && type != ShapeType::cylinder && type != ShapeType::cone) continue;
+    for (int axis = first_axis; axis < 3; ++axis) {
+      normals.normals_W[normals.count++] = sign * R.col(axis);
+      normals.normals_W[normals.count++] = -sign * R.col(axis);
+    }
+  }
+  return normals;
+}
+
+SignedDistance local_convex_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
+                                            const Pose& X_WB) {
+  const PlacedConvex placed_a{&a, &X_WA}, placed_b{&b, &X_WB};
+  const double size = std::min(compute_bounding_radius(a), compute_bounding_radius(b));
+  const double tolerance = kGjkTolerance * size;
+  const double gap = kRefinementGap * size;
+  const ConvexDistance apart = compute_convex_distance(placed_a, placed_b, tolerance);
+  if (!apart.overlapping && apart.lower_bound > gap) {
+    return make_result(placed_a, placed_b, apart.n_AB_W, apart.distance, apart.p_A_W, apart.p_B_W,
+                       size);
+  }
+  // Near contact: MPR's direction where it finds overlap, else GJK's, else the centres'.
+  const Vec3 centres = placed_b.centre_W() - placed_a.centre_W();
+  Vec3 n_W = centres.norm() > 0.0 ? Vec3(centres.normalized()) : Vec3(Vec3::UnitZ());
+  if (!apart.overlapping) n_W = apart.n_AB_W;
+  if (const auto mpr = compute_mpr_penetration(placed_a, placed_b, kMprTolerance * size)) {
+    n_W = mpr->n_AB_W;
+  }
+  RefinedDirection best = refine_direction(placed_a, placed_b, n_W, tolerance, gap);
+  // MPR can start on a local optimum (an edge-edge direction of two boxes when a face is less
+  // deep): restart from a flat face's normal that separates more than the result.
+  for (const Vec3& face_W : face_normals_W(placed_a, placed_b)) {
+    if (compute_separation(placed_a, placed_b, face_W) <= best.distance + tolerance) continue;
+    const RefinedDirection other = refine_direction(placed_a, placed_b, face_W, tolerance, gap);
+    if (other.distance > best.distance) best = other;
+  }
+  return make_result(placed_a, placed_b, best.n_AB_W, best.distance, best.p_A_W, best.p_B_W, size);
 }
 
 }  // namespace
 
+// The general convex pair (convex_distance.hpp):
+// - proved apart by more than `gap`: GJK's distance and closest points;
+// - near contact or overlapping: MPR's direction (GJK's, the centres' where MPR finds none),
+//   refined by translating B along it until the pair is `gap` apart and taking the new pair's
+//   GJK direction, until it stops moving. The distance is the translated pair's less the shift,
+//   the witnesses are its closest points moved back.
+SignedDistance compute_convex_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
+                                              const Pose& X_WB) {
+  // Work about A's centre, so that the rounding of the support points is that of the shapes'
+  // size, not of their distance from the world origin; `origin_W` moves the witnesses back.
+  const Vec3 origin_W = X_WA.translation;
+  const Pose X_OA{X_WA.rotation, Vec3::Zero()}, X_OB{X_WB.rotation, X_WB.translation - origin_W};
+  SignedDistance result = local_convex_signed_distance(a, X_OA, b, X_OB);
+  result.p_A_W += origin_W;
+  result.p_B_W += origin_W;
+  return result;
+}
+
 bool is_supported_shape_pair(ShapeType a, ShapeType b) {
-  if (a == ShapeType::halfspace && b == ShapeType::halfspace) return false;
-  if (needs_half_space_partner(a) || needs_half_space_partner(b)) {
-    return a == ShapeType::halfspace || b == ShapeType::halfspace;
-  }
-  if (a == ShapeType::box && b == ShapeType::box) return false;
-  // Box-capsule needs the MPR narrowphase.
-  if ((a == ShapeType::box && b == ShapeType::capsule) ||
-      (a == ShapeType::capsule && b == ShapeType::box)) {
-    return false;
-  }
-  return true;
+  // Every pair of convex shapes; two half-spaces have no distance.
+  return !(a == ShapeType::halfspace && b == ShapeType::halfspace);
 }
 
 SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
@@ -350,7 +472,10 @@ SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const S
   if ((a.type == cylinder || a.type == cone) && b.type == halfspace) {
     return swapped(halfspace_round_prism(b, X_WB, a, X_WA));
   }
-  throw NotSupportedError("signed distance: this shape pair is not supported yet");
+  if (a.type == halfspace || b.type == halfspace) {
+    throw NotSupportedError("signed distance: two half-spaces have no distance");
+  }
+  return compute_convex_signed_distance(a, X_WA, b, X_WB);
 }
 
 }  // namespace hybridsim

@@ -1,7 +1,9 @@
-// Signed distance between two shapes (design.md §2, §6), exact for the pairs implemented here:
-// sphere-sphere, sphere-half-space, box-half-space, sphere-box, capsule-sphere, capsule-capsule,
-// capsule-half-space, and cylinder, cone and ellipsoid against a half-space. Each is continuous
-// in the poses through zero, on the separated and the penetrating side, as the root finder needs.
+// Signed distance between two shapes (design.md §2, §6): closed forms for sphere-sphere,
+// sphere-box, capsule-sphere, capsule-capsule and every shape against a half-space (through its
+// support function); every other convex pair through GJK and libccd's MPR with a refinement that
+// makes it exact to about 1e-12 of the shapes' size (collision/convex_distance.hpp). Each is
+// continuous in the poses through zero, on the separated and the penetrating side, as the root
+// finder needs.
 #pragma once
 
 #include "core/math.hpp"
@@ -24,5 +26,11 @@ bool is_supported_shape_pair(ShapeType a, ShapeType b);
 // Signed distance of shape A at X_WA and shape B at X_WB. Requires a supported pair.
 SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
                                        const Pose& X_WB);
+
+// The general path for two bounded convex shapes (no half-space), used where no closed form is:
+// GJK when they are apart by more than 1e-3 of the smaller shape, otherwise MPR's direction
+// refined to the optimum. Throws SolverError, with both shapes and poses, when libccd fails.
+SignedDistance compute_convex_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
+                                              const Pose& X_WB);
 
 }  // namespace hybridsim
