@@ -235,8 +235,8 @@ ConvexDistance compute_convex_distance(const PlacedConvex& a, const PlacedConvex
   return result;
 }
 
-Vec3 polish_separating_direction(const PlacedConvex& a, const PlacedConvex& b, Vec3 n_W,
-                                 double size) {
+PolishedDirection polish_separating_direction(const PlacedConvex& a, const PlacedConvex& b,
+                                              Vec3 n_W, double size) {
   // Newton's method on the tangential part of x(n) = s_B(-n) - s_A(n), which vanishes where
   // sigma is stationary, with a Jacobian of difference quotients (a step of 1e-6 rad; support
   // points are smooth on curved parts, so it is good to about 1e-6 and the convergence stays
@@ -244,6 +244,7 @@ Vec3 polish_separating_direction(const PlacedConvex& a, const PlacedConvex& b, V
   // Jacobian is singular or wrong, and the direction GJK found is already the exact face normal.
   constexpr double kAngleStep = 1e-6;
   double sigma = compute_separation(a, b, n_W);
+  bool stationary = false;
   for (int iteration = 0; iteration < 8; ++iteration) {
     const Vec3 t1 = n_W.unitOrthogonal(), t2 = n_W.cross(t1);
     const auto tangential = [&](const Vec3& m_W) {
@@ -251,7 +252,11 @@ Vec3 polish_separating_direction(const PlacedConvex& a, const PlacedConvex& b, V
       return Eigen::Vector2d(t1.dot(x), t2.dot(x));
     };
     const Eigen::Vector2d residual = tangential(n_W);
-    if (residual.norm() <= 1e-15 * size) break;
+    // Stationary to 1e-8 of the size: the direction error is that over the curvature radius,
+    // the distance error about its square, 1e-16 of the size. (Below that sigma no longer
+    // changes visibly in double precision and the steps stop being accepted.)
+    stationary = residual.norm() <= 1e-8 * size;
+    if (stationary) break;
     Eigen::Matrix2d jacobian;
     jacobian.col(0) = (tangential((n_W + kAngleStep * t1).normalized()) - residual) / kAngleStep;
     jacobian.col(1) = (tangential((n_W + kAngleStep * t2).normalized()) - residual) / kAngleStep;
@@ -263,7 +268,7 @@ Vec3 polish_separating_direction(const PlacedConvex& a, const PlacedConvex& b, V
     n_W = candidate;
     sigma = candidate_sigma;
   }
-  return n_W;
+  return {n_W, stationary};
 }
 
 }  // namespace hybridsim

@@ -1,6 +1,7 @@
 // Distance between two convex shapes from their support functions (design.md §6): our own GJK
-// for separated shapes, and the signed distance of any convex pair, penetrating or not, through
-// a translated GJK that refines the direction MPR (collision/mpr_adapter.hpp) starts it with.
+// for separated shapes, the separation along a direction and its polish, from which
+// collision/signed_distance.cpp builds the signed distance of any convex pair, penetrating or
+// not, starting from the direction MPR (collision/mpr_adapter.hpp) gives.
 //
 // The signed distance of convex A and B is the largest separation over unit directions n,
 //   d = max_n sigma(n),  sigma(n) = min_{b in B} n.b - max_{a in A} n.a,
@@ -8,8 +9,7 @@
 // Translating B by s n* along the optimal direction n* leaves n* optimal, so n* is a fixed point
 // of "translate B by s n along the current n until the shapes are apart, take the direction of
 // their closest points as the new n". The map contracts by about s / (s + curvature radius) for
-// curved surfaces and lands exactly on a face normal of the Minkowski difference for flat ones;
-// d is then sigma(n) evaluated with the support functions.
+// curved surfaces and lands exactly on a face normal of the Minkowski difference for flat ones.
 #pragma once
 
 #include "core/math.hpp"
@@ -51,9 +51,16 @@ ConvexDistance compute_convex_distance(const PlacedConvex& a, const PlacedConvex
 
 // A direction near the optimum moved to it where the surfaces are curved: GJK's direction is
 // exact on flat parts of the Minkowski difference but, at the precision GJK reaches there, only
-// good to about sqrt(tolerance / curvature) on curved ones. Never lowers sigma(n).
-Vec3 polish_separating_direction(const PlacedConvex& a, const PlacedConvex& b, Vec3 n_W,
-                                 double size);
+// good to about sqrt(tolerance / curvature) on curved ones. Never lowers sigma(n). `stationary`
+// says the result satisfies the optimality condition (s_B(-n) - s_A(n) parallel to n) to 1e-8
+// of `size` (m), so that sigma(n) is the signed distance; it stays false where a support point
+// jumps (a flat face against a kink), and the translated refinement must decide.
+struct PolishedDirection {
+  Vec3 n_AB_W;
+  bool stationary = false;
+};
+PolishedDirection polish_separating_direction(const PlacedConvex& a, const PlacedConvex& b,
+                                              Vec3 n_W, double size);
 
 // The separation sigma(n) of A and B along unit n_W (m): positive when n separates them.
 double compute_separation(const PlacedConvex& a, const PlacedConvex& b, const Vec3& n_W);

@@ -6,8 +6,6 @@
 #include <numbers>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "collision/convex_distance.hpp"
 #include "collision/mpr_adapter.hpp"
 #include "collision/shape_geometry.hpp"
@@ -310,24 +308,29 @@ SignedDistance swapped(SignedDistance result) {
 // - GJK stops when its upper and lower bounds of the distance are this close (far below the
 //   1e-9 the narrowphase promises, far above the rounding of the support points);
 constexpr double kGjkTolerance = 1e-13;
-// - the refinement keeps the translated shapes this far apart, so that GJK works on a well
-//   separated pair; a smaller gap contracts the direction faster (about gap / curvature radius
-//   per step) until the coordinates' rounding dominates;
-constexpr double kRefinementGap = 1e-3;
+// - the refinement keeps the translated shapes this far apart. GJK's closest points on a curved
+//   surface are only good to about sqrt(tolerance x curvature radius) = 3e-7 of the size, so its
+//   direction is good to that over the gap: a gap of the size gives 3e-7 rad. A smaller gap
+//   contracts the direction faster (by about gap / (gap + curvature radius) a step) but leaves
+//   it noisier: 1e-3 of the size left distance errors of 6.5e-8 of the size where a curved
+//   surface meets a kink, 1.0 leaves 2e-11 (tests/collision/convex_distance_test.cpp);
+constexpr double kRefinementGap = 1.0;
 // - MPR only has to start the refinement near the optimum;
-constexpr double kMprTolerance = 1e-8;
-// - the direction is converged when a step moves it less than this (the distance error is
-//   quadratic in it on curved surfaces and zero on flat ones).
-constexpr double kDirectionTolerance = 1e-10;
+constexpr double kMprTolerance = 1e-4;
+// - the refinement stops when a step moves the direction less than this; the distance is second
+//   order in the direction error (1e-12 of the size here) and the polish finishes curved parts.
+constexpr double kDirectionTolerance = 1e-6;
 constexpr int kMaxRefinements = 60;
 
 // The result of GJK's closest points and the distance `distance` (m): the direction polished
-// where the surfaces are curved (convex_distance.hpp), the witnesses as GJK left them.
+// where the surfaces are curved (convex_distance.hpp), the distance raised to sigma along the
+// polished direction where that is larger (sigma is a lower bound of the signed distance, and
+// exact at the optimum), the witnesses as GJK left them.
 SignedDistance make_result(const PlacedConvex& a, const PlacedConvex& b, const Vec3& n_W,
                            double distance, const Vec3& p_A_W, const Vec3& p_B_W, double size) {
   SignedDistance result;
-  result.n_AB_W = polish_separating_direction(a, b, n_W, size);
-  result.distance = distance;
+  result.n_AB_W = polish_separating_direction(a, b, n_W, size).n_AB_W;
+  result.distance = std::max(distance, compute_separation(a, b, result.n_AB_W));
   result.p_A_W = p_A_W;
   result.p_B_W = p_B_W;
   return result;
@@ -346,7 +349,8 @@ struct RefinedDirection {
 // translated distance less the shift, to within shift (1 - n.n*) for the optimal n*: second
 // order in the direction error, also where support functions have kinks (a cylinder's rim).
 RefinedDirection refine_direction(const PlacedConvex& placed_a, const PlacedConvex& placed_b,
-                                  Vec3 n_W, double tolerance, double gap) {
+                                  Vec3 n_W, double tolerance, double gap,
+                                  double direction_tolerance) {
   PlacedConvex moved_b = placed_b;
   double distance = compute_separation(placed_a, placed_b, n_W);
   Vec3 p_A_W = placed_a.support_W(n_W), p_B_W = placed_b.support_W(-n_W);
@@ -362,9 +366,23 @@ RefinedDirection refine_direction(const PlacedConvex& placed_a, const PlacedConv
     p_B_W = moved.p_B_W - moved_b.shift_W;
     const Vec3 previous_W = n_W;
     n_W = moved.n_AB_W;
-    if ((n_W - previous_W).norm() <= kDirectionTolerance) break;
+    if ((n_W - previous_W).norm() <= direction_tolerance) break;
   }
   return {n_W, distance, p_A_W, p_B_W};
+}
+
+// From n_W: where the polish satisfies the optimality condition (curved parts, rims against
+// curved parts), sigma along its direction is the distance and the support points are the
+// witnesses (unique there, and p_B - p_A = d n by that condition); otherwise (a flat face against
+// a kink) the translated refinement.
+RefinedDirection refine_from(const PlacedConvex& a, const PlacedConvex& b, const Vec3& n_W,
+                             double tolerance, double size) {
+  const PolishedDirection polished = polish_separating_direction(a, b, n_W, size);
+  if (polished.stationary) {
+    const Vec3& n = polished.n_AB_W;
+    return {n, compute_separation(a, b, n), a.support_W(n), b.support_W(-n)};
+  }
+  return refine_direction(a, b, n_W, tolerance, kRefinementGap * size, kDirectionTolerance);
 }
 
 // The outward normals of the flat faces of A (as directions from A to B) and of B (negated):
@@ -409,12 +427,12 @@ SignedDistance local_convex_signed_distance(const Shape& a, const Pose& X_WA, co
   if (const auto mpr = compute_mpr_penetration(placed_a, placed_b, kMprTolerance * size)) {
     n_W = mpr->n_AB_W;
   }
-  RefinedDirection best = refine_direction(placed_a, placed_b, n_W, tolerance, gap);
+  RefinedDirection best = refine_from(placed_a, placed_b, n_W, tolerance, size);
   // MPR can start on a local optimum (an edge-edge direction of two boxes when a face is less
   // deep): restart from a flat face's normal that separates more than the result.
   for (const Vec3& face_W : face_normals_W(placed_a, placed_b)) {
     if (compute_separation(placed_a, placed_b, face_W) <= best.distance + tolerance) continue;
-    const RefinedDirection other = refine_direction(placed_a, placed_b, face_W, tolerance, gap);
+    const RefinedDirection other = refine_from(placed_a, placed_b, face_W, tolerance, size);
     if (other.distance > best.distance) best = other;
   }
   return make_result(placed_a, placed_b, best.n_AB_W, best.distance, best.p_A_W, best.p_B_W, size);
@@ -422,12 +440,11 @@ SignedDistance local_convex_signed_distance(const Shape& a, const Pose& X_WA, co
 
 }  // namespace
 
-// The general convex pair (convex_distance.hpp):
-// - proved apart by more than `gap`: GJK's distance and closest points;
+// The general convex pair (convex_distance.hpp, docs/physics.md):
+// - proved apart by more than the smaller shape's size: GJK's distance and closest points;
 // - near contact or overlapping: MPR's direction (GJK's, the centres' where MPR finds none),
-//   refined by translating B along it until the pair is `gap` apart and taking the new pair's
-//   GJK direction, until it stops moving. The distance is the translated pair's less the shift,
-//   the witnesses are its closest points moved back.
+//   polished to the optimum where the support points are smooth, otherwise refined by
+//   translating B along it (refine_from); restarted from flat faces that separate more.
 SignedDistance compute_convex_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
                                               const Pose& X_WB) {
   // Work about A's centre, so that the rounding of the support points is that of the shapes'

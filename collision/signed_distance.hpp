@@ -28,8 +28,9 @@ SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const S
                                        const Pose& X_WB);
 
 // The general path for two bounded convex shapes (no half-space), used where no closed form is:
-// GJK when they are apart by more than 1e-3 of the smaller shape, otherwise MPR's direction
-// refined to the optimum. Throws SolverError, with both shapes and poses, when libccd fails.
+// GJK when they are apart by more than the smaller shape's bounding radius, otherwise MPR's
+// direction polished or refined to the optimum; about 1e-10 of the size or better (docs/
+// physics.md). Throws SolverError, with both shapes and poses, when libccd fails.
 SignedDistance compute_convex_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
                                               const Pose& X_WB);
 

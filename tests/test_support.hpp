@@ -1,6 +1,8 @@
 // Helpers shared by the tests: scenes from YAML text, runs with recorded outputs and events.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -120,6 +122,35 @@ inline std::string steel_materials(double restitution, const std::string& extra 
          "  - pair: [Steel, Steel]\n"
          "    restitution: " +
          std::to_string(restitution) + "\n" + extra;
+}
+
+// Runs `model`, whose moving body's lowest point starts `height` m above the point
+// it first touches: the first contact starts at sqrt(2 h / g) with v- = g t and normal `normal`.
+// The event is located on distance + 3 eps = 0 (eps = 1e-13 m) to the root finder's tolerance at
+// rtol 1e-10, far inside 1e-9 s; v- is the integrated velocity, 1e-7 relative.
+inline void check_drop_and_bounce(const Model& model, double height, const Vec3& normal_W) {
+  constexpr double g = 9.81;
+  auto run = run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const auto records = run->recorder.contact_records();
+  REQUIRE(records.size() >= 2);
+  const double expected = std::sqrt(2.0 * height / g);
+  CHECK(records[0].kind == EventRecord::Kind::contact_start);
+  CHECK(records[0].t == doctest::Approx(expected).epsilon(1e-9));
+  CHECK(records[0].pre_impact_velocity == doctest::Approx(g * expected).epsilon(1e-7));
+  CHECK((records[0].normal_W - normal_W).norm() < 1e-9);
+  // Each start is followed by its end: the body bounces off.
+  for (std::size_t i = 0; i + 1 < records.size(); i += 2) {
+    CHECK(records[i].kind == EventRecord::Kind::contact_start);
+    CHECK(records[i + 1].kind == EventRecord::Kind::contact_end);
+  }
+  // Energy never rises (1e-6 J: the integration error of the contact phases at rtol 1e-10).
+  REQUIRE(!run->recorder.output_energies.empty());
+  double lowest = run->recorder.output_energies.front();
+  for (const double energy : run->recorder.output_energies) {
+    CHECK(energy <= lowest + 1e-6);
+    lowest = std::min(lowest, energy);
+  }
 }
 
 }  // namespace hybridsim::testing

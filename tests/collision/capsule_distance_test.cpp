@@ -11,6 +11,7 @@
 #include "approx.hpp"
 #include "collision/aabb.hpp"
 #include "collision/signed_distance.hpp"
+#include "collision/test_shapes.hpp"
 #include "core/errors.hpp"
 #include "models/mass_properties.hpp"
 #include "models/scene_loader.hpp"
@@ -19,24 +20,9 @@
 namespace hybridsim {
 namespace {
 
-Shape capsule(double r, double length) {
-  Shape s;
-  s.type = ShapeType::capsule;
-  s.radius = r;
-  s.length = length;
-  return s;
-}
-Shape sphere(double r) {
-  Shape s;
-  s.type = ShapeType::sphere;
-  s.radius = r;
-  return s;
-}
-Shape halfspace() {
-  Shape s;
-  s.type = ShapeType::halfspace;
-  return s;
-}
+using testing::make_capsule;
+using testing::make_halfspace;
+using testing::make_sphere;
 
 Vec3 axis_point(const Shape& c, const Pose& X, double u) {
   return X.transform_point(Vec3(0, 0, (u - 0.5) * c.length));
@@ -77,7 +63,7 @@ TEST_CASE("capsule-sphere and capsule-capsule match a search over the axes, on b
   // Sizes ~0.1-0.4 m, poses within 0.5 m: about half the pairs penetrate. Tolerance 1e-12 of the
   // shape size: the search is exact to rounding, the closed forms to a few ulps.
   RandomPoses poses;
-  const Shape a = capsule(0.1, 0.4), b = capsule(0.15, 0.25), s = sphere(0.12);
+  const Shape a = make_capsule(0.1, 0.4), b = make_capsule(0.15, 0.25), s = make_sphere(0.12);
   int penetrating = 0, apart = 0;
   for (int k = 0; k < 2000; ++k) {
     const Pose X_A = poses.next(0.2), X_B = poses.next(0.5);
@@ -107,7 +93,7 @@ TEST_CASE("capsule-sphere and capsule-capsule match a search over the axes, on b
 
 TEST_CASE("capsule-half-space: the lower cap, and the witness in the middle when lying flat") {
   RandomPoses poses;
-  const Shape c = capsule(0.05, 0.3), h = halfspace();
+  const Shape c = make_capsule(0.05, 0.3), h = make_halfspace();
   const Pose X_H = {Mat3::Identity(), Vec3::Zero()};
   for (int k = 0; k < 1000; ++k) {
     const Pose X_C = poses.next(0.3);
@@ -130,7 +116,8 @@ TEST_CASE("capsule-half-space: the lower cap, and the witness in the middle when
 TEST_CASE("capsule distances are continuous through zero (Lipschitz 1 in translation)") {
   // Sweeping B along a line by steps dx, the distance changes by at most dx: no jump anywhere,
   // in particular not where the pairs start to penetrate or where axes become parallel.
-  const Shape a = capsule(0.1, 0.4), b = capsule(0.1, 0.4), s = sphere(0.1), h = halfspace();
+  const Shape a = make_capsule(0.1, 0.4), b = make_capsule(0.1, 0.4), s = make_sphere(0.1),
+              h = make_halfspace();
   const Pose X_A{Eigen::AngleAxisd(0.3, Vec3::UnitY()).toRotationMatrix(), Vec3(0, 0, 0.2)};
   for (const Shape* other : {&b, &s}) {
     double previous = kNaN;
@@ -181,7 +168,7 @@ TEST_CASE("capsule mass properties match integration over slices; AABB contains 
   volume *= dz / 3, izz *= dz / 3, ixx *= dz / 3;
   Model model;
   model.materials.push_back({.name = "unit", .density = 1.0});
-  Shape c = capsule(r, L);
+  Shape c = make_capsule(r, L);
   c.material = 0;
   model.shapes.push_back(c);
   const int shapes[] = {0};

@@ -19,56 +19,20 @@
 #include "collision/mpr_adapter.hpp"
 #include "collision/shape_geometry.hpp"
 #include "collision/signed_distance.hpp"
+#include "collision/test_shapes.hpp"
 
 namespace hybridsim {
 namespace {
 
-Shape make_box(const Vec3& half_extents) {
-  Shape s;
-  s.type = ShapeType::box;
-  s.half_extents = half_extents;
-  return s;
-}
-Shape make_sphere(double r) {
-  Shape s;
-  s.type = ShapeType::sphere;
-  s.radius = r;
-  return s;
-}
-Shape make_capsule(double r, double length) {
-  Shape s;
-  s.type = ShapeType::capsule;
-  s.radius = r;
-  s.length = length;
-  return s;
-}
-Shape make_cylinder(double r, double length) {
-  Shape s;
-  s.type = ShapeType::cylinder;
-  s.radius = r;
-  s.length = length;
-  return s;
-}
-Shape make_cone(double r, double top, double length) {
-  Shape s;
-  s.type = ShapeType::cone;
-  s.radius = r;
-  s.top_radius = top;
-  s.length = length;
-  return s;
-}
-Shape make_ellipsoid(const Vec3& radii) {
-  Shape s;
-  s.type = ShapeType::ellipsoid;
-  s.radii = radii;
-  return s;
-}
+using testing::make_box;
+using testing::make_capsule;
+using testing::make_cone;
+using testing::make_cylinder;
+using testing::make_ellipsoid;
+using testing::make_sphere;
 
 Mat3 random_rotation(std::mt19937& random) {
-  std::normal_distribution<double> normal;
-  return Quat(normal(random), normal(random), normal(random), normal(random))
-      .normalized()
-      .toRotationMatrix();
+  return testing::random_quaternion(random).toRotationMatrix();
 }
 
 Vec3 random_unit(std::mt19937& random) {
@@ -228,11 +192,12 @@ double point_signed_distance(const Shape& s, const Pose& X, const Vec3& p_W) {
 }
 
 // The offset t along unit u at which B, placed at t u from A's centre, just touches A according
-// to `reference`; found by bisection, since the distance crosses zero once along the ray.
+// to `reference`; found by bisection (64 halvings of [0, far] reach the rounding of the offset),
+// since the distance crosses zero once along the ray.
 double touching_offset(const std::function<double(const Vec3&)>& reference, const Vec3& u,
                        double far) {
   double low = 0.0, high = far;
-  for (int k = 0; k < 200; ++k) {
+  for (int k = 0; k < 64; ++k) {
     const double mid = 0.5 * (low + high);
     (reference(mid * u) < 0.0 ? low : high) = mid;
   }
@@ -240,11 +205,13 @@ double touching_offset(const std::function<double(const Vec3&)>& reference, cons
 }
 
 // Checks the result's own consistency: a unit normal, p_B - p_A = d n, and each witness on its
-// shape's surface where a point distance is at hand. GJK's closest points on a curved surface are
-// good to about sqrt(tolerance x curvature radius), 3e-7 of the size for its 1e-13 tolerance; at
-// a kink the normal keeps GJK's direction error (up to 1.4e-3 rad measured), which tilts
-// p_B - p_A against d n by up to 2e-5 of the size (measured). The contact point needs no more.
-constexpr double kWitnessAccuracy = 1e-4;
+// shape's surface where a point distance is at hand. Where the polish settles the direction the
+// witnesses are support points and consistent to 1e-8 of the size; after the translated
+// refinement they are its GJK closest points (on the surfaces to about sqrt(tolerance x
+// curvature radius) = 3e-7 of the size) moved back along the previous direction, which the last
+// step moved by up to 1e-6 rad / (1 - contraction) at a shift of the size: measured up to 4.6e-6
+// of the size; 1e-5 bounds it. The contact point needs no more.
+constexpr double kWitnessAccuracy = 1e-5;
 
 void check_witnesses(const SignedDistance& d, const Shape& a, const Pose& X_A, const Shape& b,
                      const Pose& X_B, double size) {
@@ -265,14 +232,10 @@ void check_witnesses(const SignedDistance& d, const Shape& a, const Pose& X_A, c
 // ---- Tests ------------------------------------------------------------------------------------
 
 // Accuracy of the distance, relative to the smaller shape's bounding radius, for penetrations up
-// to 1% of it. Where the closest feature is flat or smooth on both sides (two boxes, a sphere
-// and an ellipsoid) the refinement reaches the rounding of the coordinates (measured 1.4e-15 and
-// 1e-13): 1e-9 holds with room. Where a curved surface meets a kink of the other support
-// function (a sphere on a box's edge, a cylinder's or cone's rim) GJK stalls at a direction
-// error of about 1e-5 and the distance error is that squared times the shift (measured up to
-// 6.5e-8): those pairs are held to 1e-7 until the refinement handles kinks exactly.
+// to 1% of it, as issue 3 asks. Measured worst errors are printed by each test (1.4e-15 for
+// box-box, 1e-13 for sphere-ellipsoid, 1.1e-10 for a sphere on a box's edges through the general
+// path): the bound has at least 9 times room.
 constexpr double kAccuracy = 1e-9;
-constexpr double kKinkAccuracy = 1e-7;
 
 TEST_CASE("convex narrowphase: box-box equals the separating-axis depth and the feature distance") {
   std::mt19937 random(11);
@@ -345,12 +308,12 @@ TEST_CASE(
       const std::string described =
           describe_convex_pair(PlacedConvex{&a, &X_A}, PlacedConvex{&b, &X_B});
       CAPTURE(described);
-      const double accuracy = a.type == ShapeType::ellipsoid ? kAccuracy : kKinkAccuracy;
-      CHECK(std::abs(d.distance - expected) <= accuracy * size);
-      CHECK(std::abs(swapped.distance - expected) <= accuracy * size);
-      // The two orders find the same normal, to the direction error GJK leaves at a kink
-      // (measured up to 1.4e-3 rad on a cylinder's rim).
-      CHECK((swapped.n_AB_W + d.n_AB_W).norm() < 3e-3);
+      CHECK(std::abs(d.distance - expected) <= kAccuracy * size);
+      CHECK(std::abs(swapped.distance - expected) <= kAccuracy * size);
+      // The two orders find the same normal: exactly where the polish applies, and where a kink
+      // stops it (a box's edge, a rim) to the refinement's stopping step of 1e-6 rad divided by
+      // its slow contraction there (measured up to 1.6e-5 rad).
+      CHECK((swapped.n_AB_W + d.n_AB_W).norm() < 1e-4);
       check_witnesses(d, a, X_A, b, X_B, size);
       worst = std::max(worst, std::abs(d.distance - expected) / size);
     }
@@ -388,9 +351,7 @@ TEST_CASE("convex narrowphase: the general path equals the closed-form pairs") {
       const std::string described =
           describe_convex_pair(PlacedConvex{&a, &X_A}, PlacedConvex{&b, &X_B});
       CAPTURE(described);
-      // Spheres alone are smooth; a box's edges and a capsule's cap rims are kinks.
-      const bool smooth = a.type == ShapeType::sphere;
-      CHECK(std::abs(d.distance - expected) <= (smooth ? kAccuracy : kKinkAccuracy) * size);
+      CHECK(std::abs(d.distance - expected) <= kAccuracy * size);
       check_witnesses(d, a, X_A, b, X_B, size);
     }
   }
@@ -412,23 +373,32 @@ TEST_CASE("convex narrowphase: curved pairs meet the optimality condition of the
                                               0.05 + 0.1 * unit(random)))
                         : make_sphere(0.04 + 0.1 * unit(random));
     const Pose X_A{random_rotation(random), Vec3(0.0, 0.0, 0.5)};
-    const Pose X_B{random_rotation(random),
-                   X_A.translation + (0.1 + 0.2 * unit(random)) * random_unit(random)};
+    Pose X_B{random_rotation(random), Vec3::Zero()};
+    // Placed, as in the other tests, within 1% of the size of touching along a random line (the
+    // placement only needs the sign of the distance; the certificate below is the check).
+    const Vec3 u = random_unit(random);
+    const auto placed_distance = [&](const Vec3& offset) {
+      return compute_convex_signed_distance(a, X_A, b, Pose{X_B.rotation, X_A.translation + offset})
+          .distance;
+    };
+    const double touching = touching_offset(placed_distance, u, 2.0);
+    X_B.translation =
+        X_A.translation + (touching + size_of(a, b) * 0.02 * (unit(random) - 0.5)) * u;
     const SignedDistance d = compute_convex_signed_distance(a, X_A, b, X_B);
     const PlacedConvex pa{&a, &X_A}, pb{&b, &X_B};
     const Vec3& n = d.n_AB_W;
     const Vec3 gap = pb.support_W(-n) - pa.support_W(n);
     const double size = size_of(a, b);
     CAPTURE(trial);
-    // Measured: all but one pair in 1000 below 1e-9; that one stops polishing at 3e-7 of its
-    // size, which this bound admits (an open item of the refinement, not of the reference).
-    CHECK(std::abs(d.distance - gap.dot(n)) <= 1e-6 * size);
+    const std::string described = describe_convex_pair(pa, pb);
+    CAPTURE(described);
+    CHECK(std::abs(d.distance - gap.dot(n)) <= kAccuracy * size);
     // Optimality: the support points' difference is along n. A direction error theta leaves a
     // transverse part of about theta times the curvature radius, and a distance error of about
     // theta squared times it: the 1e-9 above holds for theta up to 3e-5, which bounds this part
     // by 3e-5 of the size (measured below).
     const double transverse = (gap - gap.dot(n) * n).norm();
-    CHECK(transverse <= 3e-4 * size);
+    CHECK(transverse <= 1e-7 * size);
     worst = std::max(worst, transverse / size);
   }
   MESSAGE("curved pairs: largest transverse part " << worst << " of the size");

@@ -11,46 +11,17 @@
 #include "collision/aabb.hpp"
 #include "collision/shape_geometry.hpp"
 #include "collision/signed_distance.hpp"
+#include "collision/test_shapes.hpp"
 #include "models/mass_properties.hpp"
 
 namespace hybridsim {
 namespace {
 
-Shape cylinder(double r, double L) {
-  Shape s;
-  s.type = ShapeType::cylinder;
-  s.radius = r;
-  s.length = L;
-  return s;
-}
-
-Shape cone(double r, double top, double L) {
-  Shape s;
-  s.type = ShapeType::cone;
-  s.radius = r;
-  s.top_radius = top;
-  s.length = L;
-  return s;
-}
-
-Shape ellipsoid(const Vec3& radii) {
-  Shape s;
-  s.type = ShapeType::ellipsoid;
-  s.radii = radii;
-  return s;
-}
-
-Shape ground() {
-  Shape s;
-  s.type = ShapeType::halfspace;
-  s.normal_S = Vec3::UnitZ();
-  return s;
-}
-
-Quat random_rotation(std::mt19937& random) {
-  std::normal_distribution<double> normal;
-  return Quat(normal(random), normal(random), normal(random), normal(random)).normalized();
-}
+using testing::make_cone;
+using testing::make_cylinder;
+using testing::make_ellipsoid;
+using testing::make_halfspace;
+using testing::random_quaternion;
 
 // A point of the shape's surface, from two uniform parameters (u, v) in [0, 1).
 Vec3 surface_point(const Shape& s, double u, double v) {
@@ -77,11 +48,11 @@ Vec3 surface_point(const Shape& s, double u, double v) {
 TEST_CASE("round shapes: support points lie on the surface and bound every surface point") {
   std::mt19937 random(3);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (const Shape& s : {cylinder(0.1, 0.3), cone(0.2, 0.0, 0.25), cone(0.15, 0.05, 0.1),
-                         ellipsoid(Vec3(0.1, 0.2, 0.05))}) {
+  for (const Shape& s : {make_cylinder(0.1, 0.3), make_cone(0.2, 0.0, 0.25),
+                         make_cone(0.15, 0.05, 0.1), make_ellipsoid(Vec3(0.1, 0.2, 0.05))}) {
     CAPTURE(static_cast<int>(s.type));
     for (int trial = 0; trial < 200; ++trial) {
-      const Vec3 d = random_rotation(random) * Vec3::UnitX();
+      const Vec3 d = random_quaternion(random) * Vec3::UnitX();
       const Vec3 p = compute_support_point_S(s, d);
       // No surface point lies farther along d (sampled on a 40 x 40 grid), to round-off.
       double farthest = -kInfinity;
@@ -103,7 +74,7 @@ TEST_CASE("round shapes: support points lie on the surface and bound every surfa
     }
     // The AABB of a random pose is the support in the 6 world directions: samples inside,
     // touching on every side.
-    const Pose X_WS{random_rotation(random).toRotationMatrix(), Vec3(0.3, -0.2, 1.0)};
+    const Pose X_WS{random_quaternion(random).toRotationMatrix(), Vec3(0.3, -0.2, 1.0)};
     const Aabb box = compute_aabb(s, X_WS);
     Vec3 low = Vec3::Constant(kInfinity), high = Vec3::Constant(-kInfinity);
     for (int i = 0; i < 200; ++i) {
@@ -127,9 +98,9 @@ TEST_CASE("round shapes: the thickness is the smallest width over all directions
   // ellipsoid), so directions on a fine grid of each coordinate plane (100,000 angles, the axes
   // included) find the minimum; where it sits on a kink between grid angles (a cone's slanted
   // side) the sample lies above it by at most the grid step times the size: 1e-4 relative.
-  for (const Shape& s :
-       {cylinder(0.1, 0.3), cylinder(0.2, 0.05), cone(0.2, 0.0, 0.25), cone(0.15, 0.05, 0.1),
-        cone(0.05, 0.2, 0.6), ellipsoid(Vec3(0.1, 0.2, 0.05))}) {
+  for (const Shape& s : {make_cylinder(0.1, 0.3), make_cylinder(0.2, 0.05),
+                         make_cone(0.2, 0.0, 0.25), make_cone(0.15, 0.05, 0.1),
+                         make_cone(0.05, 0.2, 0.6), make_ellipsoid(Vec3(0.1, 0.2, 0.05))}) {
     CAPTURE(static_cast<int>(s.type));
     const int samples = 100000;
     double narrowest = kInfinity;
@@ -159,15 +130,15 @@ TEST_CASE("round shapes on a half-space: closed-form distances over random poses
   // side of zero. 1e-12 of the size is round-off of a few operations on numbers of the size.
   std::mt19937 random(11);
   std::uniform_real_distribution<double> spread(-0.5, 0.5);
-  const Shape plane = ground();
+  const Shape plane = make_halfspace();
   const Pose X_WG{Mat3::Identity(), Vec3::Zero()};
   int penetrating = 0, separated = 0;
-  for (const Shape& s : {cylinder(0.1, 0.3), cone(0.2, 0.0, 0.25), cone(0.15, 0.05, 0.1),
-                         ellipsoid(Vec3(0.1, 0.2, 0.05))}) {
+  for (const Shape& s : {make_cylinder(0.1, 0.3), make_cone(0.2, 0.0, 0.25),
+                         make_cone(0.15, 0.05, 0.1), make_ellipsoid(Vec3(0.1, 0.2, 0.05))}) {
     CAPTURE(static_cast<int>(s.type));
     const double size = compute_bounding_radius(s);
     for (int trial = 0; trial < 2000; ++trial) {
-      const Mat3 R = random_rotation(random).toRotationMatrix();
+      const Mat3 R = random_quaternion(random).toRotationMatrix();
       const Vec3 centre(spread(random), spread(random), size * (0.6 + 1.6 * spread(random)));
       const Pose X_WS{R, centre};
       double expected = 0.0;
@@ -204,7 +175,7 @@ TEST_CASE("a cylinder tilting through flat: distance and contact point are conti
   // depth / r = 0.01 rad on only the low side presses and the point sits near the rim. Between,
   // it moves steeply (about r^2 / depth = 10 m/rad) but continuously: halving the tilt step
   // halves the largest step of the point, which a jump would not do.
-  const Shape c = cylinder(0.1, 0.2), plane = ground();
+  const Shape c = make_cylinder(0.1, 0.2), plane = make_halfspace();
   const Pose X_WG{Mat3::Identity(), Vec3::Zero()};
   struct Sweep {
     double largest_jump = 0.0, largest_distance_step = 0.0;
@@ -245,7 +216,7 @@ TEST_CASE("round shapes: mass properties against textbook formulas and slice int
   const double density = 1000.0;
   // Cylinder: V = pi r^2 L, I_zz = m r^2 / 2, I_xx = m (3 r^2 + L^2) / 12.
   {
-    const Shape s = cylinder(0.1, 0.3);
+    const Shape s = make_cylinder(0.1, 0.3);
     const double V = std::numbers::pi * 0.01 * 0.3, m = density * V;
     CHECK(compute_shape_volume(s) == doctest::Approx(V).epsilon(1e-14));
     const Mat3 I = compute_shape_inertia(s, m);
@@ -254,7 +225,7 @@ TEST_CASE("round shapes: mass properties against textbook formulas and slice int
   }
   // Ellipsoid: V = 4/3 pi abc, I_xx = m (b^2 + c^2) / 5.
   {
-    const Shape s = ellipsoid(Vec3(0.1, 0.2, 0.05));
+    const Shape s = make_ellipsoid(Vec3(0.1, 0.2, 0.05));
     const double V = 4.0 / 3.0 * std::numbers::pi * 0.1 * 0.2 * 0.05, m = density * V;
     CHECK(compute_shape_volume(s) == doctest::Approx(V).epsilon(1e-14));
     const Mat3 I = compute_shape_inertia(s, m);
@@ -265,7 +236,7 @@ TEST_CASE("round shapes: mass properties against textbook formulas and slice int
   // I_axis = 3 m r^2 / 10, I_transverse about the centroid = m (3 r^2 / 20 + 3 h^2 / 80).
   {
     const double r = 0.2, h = 0.25;
-    const Shape s = cone(r, 0.0, h);
+    const Shape s = make_cone(r, 0.0, h);
     const double V = std::numbers::pi * r * r * h / 3.0, m = density * V;
     CHECK(compute_shape_volume(s) == doctest::Approx(V).epsilon(1e-14));
     CHECK(compute_shape_centroid_S(s).z() == doctest::Approx(-h / 2 + h / 4).epsilon(1e-14));
@@ -275,7 +246,7 @@ TEST_CASE("round shapes: mass properties against textbook formulas and slice int
   }
   // Frustum: midpoint-rule slices (100,000 thin disks, error ~1e-10 relative).
   {
-    const Shape s = cone(0.15, 0.05, 0.1);
+    const Shape s = make_cone(0.15, 0.05, 0.1);
     const int slices = 100000;
     double V = 0.0, first = 0.0, axial = 0.0, transverse_origin = 0.0;
     for (int i = 0; i < slices; ++i) {
