@@ -313,7 +313,7 @@ constexpr double kGjkTolerance = 1e-13;
 //   direction is good to that over the gap: a gap of the size gives 3e-7 rad. A smaller gap
 //   contracts the direction faster (by about gap / (gap + curvature radius) a step) but leaves
 //   it noisier: 1e-3 of the size left distance errors of 6.5e-8 of the size where a curved
-//   surface meets a kink, 1.0 leaves 2e-11 (tests/collision/convex_distance_test.cpp);
+//   surface meets a kink, 1.0 leaves 1.1e-10 (tests/collision/convex_distance_test.cpp);
 constexpr double kRefinementGap = 1.0;
 // - MPR only has to start the refinement near the optimum;
 constexpr double kMprTolerance = 1e-4;
