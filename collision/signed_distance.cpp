@@ -6,6 +6,7 @@
 #include <numbers>
 #include <utility>
 
+#include "collision/box_overlap.hpp"
 #include "collision/convex_distance.hpp"
 #include "collision/mpr_adapter.hpp"
 #include "collision/shape_geometry.hpp"
@@ -299,7 +300,7 @@ SignedDistance sphere_sphere(const Shape& a, const Pose& X_WA, const Shape& b, c
 }
 
 SignedDistance swapped(SignedDistance result) {
-  result.n_AB_W = -result.n_AB_W;
+  result.n_AB_W = -result.n_AB_W;  // C stays where it is
   std::swap(result.p_A_W, result.p_B_W);
   return result;
 }
@@ -457,6 +458,22 @@ SignedDistance compute_convex_signed_distance(const Shape& a, const Pose& X_WA, 
   return result;
 }
 
+namespace {
+
+// Two boxes: the general path's distance and normal; while they overlap, the contact point is the
+// centroid of the common volume (collision/box_overlap.hpp), which does not jump when a face lies
+// flat on a face. The witnesses stay the closest points on the two surfaces.
+SignedDistance box_box(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
+  SignedDistance result = compute_convex_signed_distance(a, X_WA, b, X_WB);
+  if (result.distance >= 0.0) return result;
+  if (const auto overlap = compute_box_overlap(a, X_WA, b, X_WB)) {
+    result.p_C_W = overlap->centroid_W;
+  }
+  return result;
+}
+
+}  // namespace
+
 bool is_supported_shape_pair(ShapeType a, ShapeType b) {
   // Every pair of convex shapes; two half-spaces have no distance.
   return !(a == ShapeType::halfspace && b == ShapeType::halfspace);
@@ -489,6 +506,7 @@ SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const S
   if ((a.type == cylinder || a.type == cone) && b.type == halfspace) {
     return swapped(halfspace_round_prism(b, X_WB, a, X_WA));
   }
+  if (a.type == box && b.type == box) return box_box(a, X_WA, b, X_WB);
   if (a.type == halfspace || b.type == halfspace) {
     throw NotSupportedError("signed distance: two half-spaces have no distance");
   }

@@ -17,7 +17,12 @@ struct SignedDistance {
   Vec3 p_A_W = Vec3::Zero();    // witness point on the surface of A
   Vec3 p_B_W = Vec3::Zero();    // witness point on the surface of B
 
-  Vec3 contact_point_W() const { return 0.5 * (p_A_W + p_B_W); }
+  // The contact point C where the pair defines its own (two overlapping boxes: the centroid of
+  // the common volume, collision/box_overlap.hpp); NaN otherwise.
+  Vec3 p_C_W = Vec3::Constant(kNaN);
+
+  // C: p_C_W where set, otherwise the midpoint of the witnesses.
+  Vec3 contact_point_W() const { return p_C_W.allFinite() ? p_C_W : Vec3(0.5 * (p_A_W + p_B_W)); }
 };
 
 // Whether compute_signed_distance supports this pair of shape types (in either order).
