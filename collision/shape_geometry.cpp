@@ -20,6 +20,11 @@ Vec3 radial_direction(const Vec3& d) {
 }  // namespace
 
 Vec3 compute_support_point_S(const Shape& shape, const Vec3& d) {
+  if (shape.smoothing_radius > 0.0) {
+    const SmoothingCore core = compute_smoothing_core(shape);
+    return core.offset_S + compute_support_point_S(core.shape, d) +
+           shape.smoothing_radius * d.normalized();
+  }
   switch (shape.type) {
     case ShapeType::sphere:
       return shape.radius * d.normalized();
@@ -50,6 +55,60 @@ Vec3 compute_support_point_S(const Shape& shape, const Vec3& d) {
       break;
   }
   return Vec3::Zero();
+}
+
+Shape copy_geometry(const Shape& shape) {
+  Shape copy;
+  copy.type = shape.type;
+  copy.radius = shape.radius;
+  copy.length = shape.length;
+  copy.top_radius = shape.top_radius;
+  copy.radii = shape.radii;
+  copy.half_extents = shape.half_extents;
+  copy.normal_S = shape.normal_S;
+  copy.offset = shape.offset;
+  return copy;
+}
+
+SmoothingCore compute_smoothing_core(const Shape& shape) {
+  SmoothingCore core{copy_geometry(shape), Vec3::Zero()};
+  const double s = shape.smoothing_radius;
+  if (!(s > 0.0)) return core;
+  switch (shape.type) {
+    case ShapeType::box:
+      core.shape.half_extents = shape.half_extents - Vec3::Constant(s);
+      break;
+    case ShapeType::cylinder:
+      core.shape.radius = shape.radius - s;
+      core.shape.length = shape.length - 2.0 * s;
+      break;
+    case ShapeType::cone: {
+      // The axial section, a trapezoid: its caps move in by s, its slanted side by s along its
+      // normal, which is s hypot(L, r1 - r0) / L across. Where that leaves a negative radius the
+      // core ends in an apex, at the height where the moved side meets the axis.
+      const double half = 0.5 * shape.length;
+      const double r0 = shape.radius, r1 = shape.top_radius;
+      const double inset = s * std::hypot(shape.length, r1 - r0) / shape.length;
+      const auto core_radius = [&](double z) {
+        return r0 + (r1 - r0) * (z + half) / shape.length - inset;
+      };
+      double z_low = -half + s, z_high = half - s;
+      const double z_apex = -half + shape.length * (inset - r0) / (r1 - r0);  // radius 0 there
+      if (core_radius(z_high) < 0.0) z_high = z_apex;
+      if (core_radius(z_low) < 0.0) z_low = z_apex;
+      core.shape.radius = std::max(0.0, core_radius(z_low));
+      core.shape.top_radius = std::max(0.0, core_radius(z_high));
+      core.shape.length = z_high - z_low;
+      core.offset_S = Vec3(0.0, 0.0, 0.5 * (z_low + z_high));
+      break;
+    }
+    case ShapeType::sphere:
+    case ShapeType::capsule:
+    case ShapeType::ellipsoid:
+    case ShapeType::halfspace:
+      break;  // smooth already: the loader refuses a smoothing radius
+  }
+  return core;
 }
 
 double compute_shape_thickness(const Shape& shape) {

@@ -11,8 +11,24 @@ namespace hybridsim {
 
 // The point of the shape farthest along direction_S (any length, non-zero), in S. Where a whole
 // face or edge is farthest (direction perpendicular to it), the middle of that face or edge, so
-// that a flat contact takes its centre.
+// that a flat contact takes its centre. With a smoothing radius s: the core's point plus s along
+// the direction.
 Vec3 compute_support_point_S(const Shape& shape, const Vec3& direction_S);
+
+// The shape's type and dimensions, sharp (no smoothing radius), everything else default: a copy
+// that allocates nothing (no name).
+Shape copy_geometry(const Shape& shape);
+
+// A shape with a smoothing radius s is its core grown by a ball of radius s. The core is a sharp
+// shape of the same type, its frame at `offset_S` in S (a cone's core is shorter at the apex).
+struct SmoothingCore {
+  Shape shape;
+  Vec3 offset_S = Vec3::Zero();
+};
+
+// The core of a box, cylinder or cone with a smoothing radius (the shape's inward offset by the
+// radius); the shape itself, at offset zero, when it has none.
+SmoothingCore compute_smoothing_core(const Shape& shape);
 
 // The smallest width of the shape (m): sphere and capsule diameters, a box's smallest edge, ...;
 // the step-size bound uses it so that no contact is stepped over.

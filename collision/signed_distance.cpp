@@ -479,9 +479,38 @@ bool is_supported_shape_pair(ShapeType a, ShapeType b) {
   return !(a == ShapeType::halfspace && b == ShapeType::halfspace);
 }
 
+namespace {
+
+// The pose in W of a shape's smoothing core.
+Pose place_core(const Pose& X_WS, const SmoothingCore& core) {
+  return Pose{X_WS.rotation, X_WS.transform_point(core.offset_S)};
+}
+
+// Shapes with a smoothing radius: the pair of cores, apart by the radii more; each witness moves
+// out along the normal by its shape's radius. Two boxes keep the contact point of the sharp boxes'
+// overlap, which holds the rounded boxes' overlap and, unlike the cores', exists at any depth.
+SignedDistance smoothed_pair(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
+  const SmoothingCore core_a = compute_smoothing_core(a), core_b = compute_smoothing_core(b);
+  SignedDistance result = compute_signed_distance(core_a.shape, place_core(X_WA, core_a),
+                                                  core_b.shape, place_core(X_WB, core_b));
+  result.distance -= a.smoothing_radius + b.smoothing_radius;
+  result.p_A_W += a.smoothing_radius * result.n_AB_W;
+  result.p_B_W -= b.smoothing_radius * result.n_AB_W;
+  result.p_C_W = Vec3::Constant(kNaN);
+  if (a.type == ShapeType::box && b.type == ShapeType::box && result.distance < 0.0) {
+    if (const auto overlap = compute_box_overlap(copy_geometry(a), X_WA, copy_geometry(b), X_WB)) {
+      result.p_C_W = overlap->centroid_W;
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
 SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
                                        const Pose& X_WB) {
   using enum ShapeType;
+  if (a.smoothing_radius > 0.0 || b.smoothing_radius > 0.0) return smoothed_pair(a, X_WA, b, X_WB);
   if (a.type == sphere && b.type == sphere) return sphere_sphere(a, X_WA, b, X_WB);
   if (a.type == halfspace && b.type == sphere) return halfspace_sphere(a, X_WA, b, X_WB);
   if (a.type == sphere && b.type == halfspace) return swapped(halfspace_sphere(b, X_WB, a, X_WA));

@@ -91,6 +91,10 @@ struct Shape {
   double hunt_crossley_stiffness = kNaN;    // N/m^n
   double hunt_crossley_dissipation = kNaN;  // s/m
   Vec3 fdir1_B = Vec3::Zero();  // unit first friction direction, body frame B; zero: none
+  // Box, cylinder, cone: edges and corners rounded with this radius (m), 0 for sharp. The shape
+  // is its inward offset by the radius grown back by a ball of that radius (the same faces, the
+  // edges rounded); mass properties stay those of the sharp shape.
+  double smoothing_radius = 0.0;
 };
 
 // A rigid body with frame B. A free body has 13 states (core/rigid_body.hpp); a fixed body stays

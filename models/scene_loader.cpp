@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <Eigen/Eigenvalues>
 
+#include "collision/shape_geometry.hpp"
 #include "collision/signed_distance.hpp"
 #include "core/errors.hpp"
 #include "integrators/integrator.hpp"
@@ -262,6 +263,23 @@ std::uint32_t read_bit_set(MapReader& reader, const std::string& key, std::uint3
   return static_cast<std::uint32_t>(value);
 }
 
+// Rounds the edges of a box, cylinder or cone. Capped, as Modia3D caps it, at 10% of the shape's
+// smallest width, which keeps the faces and the core well formed.
+void read_smoothing_radius(MapReader& reader, Shape& shape) {
+  if (shape.type != ShapeType::box && shape.type != ShapeType::cylinder &&
+      shape.type != ShapeType::cone) {
+    reader.fail("smoothing_radius",
+                "applies to box, cylinder and cone only (this shape has no edges)");
+  }
+  const double radius = reader.non_negative("smoothing_radius", 0.0);
+  const double limit = 0.1 * compute_shape_thickness(shape);
+  if (radius > limit) {
+    reader.fail("smoothing_radius",
+                fmt::format("exceeds 10% of the shape's smallest width ({:.6g} m)", limit));
+  }
+  shape.smoothing_radius = radius;
+}
+
 void read_shape(MapReader& reader, Shape& shape, Model& model) {
   const std::string type = reader.choice(
       "type", "",
@@ -345,7 +363,7 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
   }
   shape.collision_group = read_bit_set(reader, "group", shape.collision_group);
   shape.collision_mask = read_bit_set(reader, "mask", shape.collision_mask);
-  if (reader.has("smoothing_radius")) reader.fail("smoothing_radius", "not supported yet");
+  if (reader.has("smoothing_radius")) read_smoothing_radius(reader, shape);
 }
 
 void read_body_mass_properties(MapReader& reader, Body& body, std::span<const Shape> shapes,

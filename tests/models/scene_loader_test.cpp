@@ -139,6 +139,14 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
        "key 'bodies[1].shapes[0].length' = -1: must be positive"},
       {"type: sphere, radius: 0.1", "type: cone, radius: 0.1, length: 0.2, top_radius: -0.05",
        "key 'bodies[1].shapes[0].top_radius' = -0.05: must"},
+      {"type: sphere, radius: 0.1", "type: sphere, radius: 0.1, smoothing_radius: 0.001",
+       "key 'bodies[1].shapes[0].smoothing_radius' = 0.001: applies to box, cylinder and cone"},
+      {"type: sphere, radius: 0.1", "type: box, size: [0.1, 0.2, 0.3], smoothing_radius: -0.001",
+       "key 'bodies[1].shapes[0].smoothing_radius' = -0.001: must"},
+      // 10% of the smallest width, 0.1 m: 0.01 m.
+      {"type: sphere, radius: 0.1", "type: box, size: [0.1, 0.2, 0.3], smoothing_radius: 0.011",
+       "key 'bodies[1].shapes[0].smoothing_radius' = 0.011: exceeds 10% of the shape's smallest "
+       "width (0.01 m)"},
       {"type: sphere, radius: 0.1", "type: ellipsoid, radii: [0.1, 0, 0.2]",
        "key 'bodies[1].shapes[0].radii' = [0.1, 0, 0.2]: every semi-axis must be positive"},
   };

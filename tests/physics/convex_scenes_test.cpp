@@ -1,14 +1,48 @@
 // Catalog scenes whose pairs go through the general convex narrowphase (GJK, libccd's MPR and
 // the translated refinement): an ellipsoid dropped on a sphere and a tilted cube dropped corner
-// first on a slab.
-// Each falls freely to its first contact, which the closed form of free fall times; after it,
-// the bookkeeping and the energy are checked.
+// first on a slab. Each falls freely to its first contact, which the closed form of free fall
+// times; after it, the bookkeeping and the energy are checked. Then face contact at rest: a
+// rounded cube resting flat on a slab (one contact point, the overlap's centroid), the
+// corner-spheres box (four Hertz contacts) and that box held by Stribeck stiction on an incline.
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
 
 #include "test_support.hpp"
 
 namespace hybridsim {
 namespace {
+
+// Steel on steel (models/materials.yaml): c_res = E / (2 (1 - nu^2)) for two equal materials.
+constexpr double kSteelContactModulus = 2.0e11 / (2.0 * (1.0 - 0.3 * 0.3));
+
+// The depth at which the elastic law c_res (4/3) sqrt(r_geo) delta^1.5 carries `force` (N); the
+// damping term vanishes at rest.
+double hertz_rest_depth(double force, double r_geo) {
+  return std::pow(force / (kSteelContactModulus * (4.0 / 3.0) * std::sqrt(r_geo)), 2.0 / 3.0);
+}
+
+// The state of free body `name` in x: position, orientation, velocity, angular velocity.
+struct FreeBodyState {
+  Vec3 p_WB, v_WB_W, w_WB_B;
+  Quat q_WB;
+};
+FreeBodyState body_state(const Model& model, const std::string& name, const VectorX& x) {
+  const int o = model.bodies[model.find_body(name)].state_offset;
+  return {x.segment<3>(o), x.segment<3>(o + 7), x.segment<3>(o + 10),
+          Quat(x[o + 3], x[o + 4], x[o + 5], x[o + 6]).normalized()};
+}
+
+// Energies at the outputs never rise by more than `slack` (J).
+void check_energy_never_rises(const std::vector<double>& energies, double slack) {
+  REQUIRE(!energies.empty());
+  double lowest = energies.front();
+  for (const double energy : energies) {
+    CHECK(energy <= lowest + slack);
+    lowest = std::min(lowest, energy);
+  }
+}
 
 TEST_CASE("ellipsoid on a sphere: first contact at sqrt(2 h / g), bounces, energy never rises") {
   // models/scenes/ellipsoid_on_sphere.yaml: the ellipsoid's lowest point 0.3 m above the
@@ -23,6 +57,93 @@ TEST_CASE("box on box: a tilted cube's lowest corner first touches at sqrt(2 h /
   const Mat3 R = model.bodies[model.find_body("cube")].q_WB.toRotationMatrix();
   const double reach = 0.05 * R.row(2).cwiseAbs().sum();
   testing::check_drop_and_bounce(model, 0.35 - 0.1 - reach, Vec3::UnitZ());
+}
+
+TEST_CASE("box resting flat: a rounded cube dropped flat rests on its face at the Hertz depth") {
+  // models/scenes/box_resting_flat.yaml: face 0.02 m above the slab; two flat boxes combine
+  // r_geo = 0.05 * 0.05 / 0.1. The contact point is the centroid of the overlap, so the cube
+  // neither chatters between edges nor tips: it stays flat.
+  const Model model = load_scene_file("box_resting_flat");
+  auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const auto records = run->recorder.contact_records();
+  REQUIRE(!records.empty());
+  // 1e-7: rtol 1e-8 on the 0.17 m height leaves ~2e-9 m at the crossing, 4e-9 s at 0.6 m/s.
+  CHECK(records.front().t == doctest::Approx(std::sqrt(2.0 * 0.02 / 9.81)).epsilon(1e-7));
+  CHECK(records.back().kind == EventRecord::Kind::contact_start);  // in contact at the end
+
+  const FreeBodyState rest = body_state(model, "cube", run->final_state);
+  const double mass = 7850.0 * 0.1 * 0.1 * 0.1;
+  // Depth to 1e-3: the height 0.15 m is integrated to rtol 1e-8, 1.5e-9 m = 7e-4 of 2.2 um.
+  const double depth = hertz_rest_depth(mass * 9.81, 0.025);
+  CHECK((0.15 - rest.p_WB.z()) == doctest::Approx(depth).epsilon(1e-3));
+  CHECK(rest.v_WB_W.norm() < 1e-8);
+  // Flat: the tilt angle, 2 |(qx, qy)|, far below a rocking cube's (it would chatter at 1e-5).
+  CHECK(2.0 * std::hypot(rest.q_WB.x(), rest.q_WB.y()) < 1e-9);
+  // Energy: 1e-9 J of 11.6 J, the integration error at rtol 1e-8.
+  check_energy_never_rises(run->recorder.output_energies, 1e-7);
+}
+
+TEST_CASE("corner-spheres box: rests level on its four lower spheres, each at the Hertz depth") {
+  // models/scenes/corner_spheres_box.yaml: 1 kg, lowest points 0.01 m above the floor; sphere on
+  // a half-space: r_geo = r = 2 mm, each carrying m g / 4 at rest.
+  const Model model = load_scene_file("corner_spheres_box");
+  auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const auto records = run->recorder.contact_records();
+  REQUIRE(records.size() >= 4);
+  for (int i = 0; i < 4; ++i) {  // the four lower spheres touch together
+    CHECK(records[i].kind == EventRecord::Kind::contact_start);
+    // 1e-7 as for the cube above (rtol 1e-8 on the height).
+    CHECK(records[i].t == doctest::Approx(std::sqrt(2.0 * 0.01 / 9.81)).epsilon(1e-7));
+  }
+  int open_contacts = 0;
+  for (const EventRecord& record : records) {
+    open_contacts += record.kind == EventRecord::Kind::contact_start ? 1 : -1;
+  }
+  CHECK(open_contacts == 4);
+
+  const FreeBodyState rest = body_state(model, "block", run->final_state);
+  const double depth = hertz_rest_depth(9.81 / 4.0, 0.002);
+  // 1e-3: rtol 1e-8 on 0.052 m is 5e-10 m, 1e-3 of the 0.52 um depth.
+  CHECK((0.052 - rest.p_WB.z()) == doctest::Approx(depth).epsilon(1e-3));
+  CHECK(2.0 * std::hypot(rest.q_WB.x(), rest.q_WB.y()) < 1e-9);
+  CHECK(rest.v_WB_W.norm() < 1e-8);
+  check_energy_never_rises(run->recorder.output_energies, 1e-8);
+}
+
+TEST_CASE(
+    "box in stiction: Stribeck friction holds the box on a 20 degree incline, creeping at "
+    "s* v_s") {
+  // models/scenes/box_in_stiction.yaml: gravity tilted 20 degrees about y, so the box would slide
+  // along +x. At steady creep mu_s S(s*) = tan(20 deg), S(x) = x^3 (10 - 15 x + 6 x^2), solved
+  // here by bisection (S rises on [0, 1]).
+  const Model model = load_scene_file("box_in_stiction");
+  auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const double mu_s = 0.6, v_s = 1e-4, tangent = std::tan(20.0 * std::numbers::pi / 180.0);
+  const auto S = [](double x) { return x * x * x * (10.0 - 15.0 * x + 6.0 * x * x); };
+  double low = 0.0, high = 1.0;
+  for (int k = 0; k < 60; ++k)
+    (mu_s * S(0.5 * (low + high)) < tangent ? low : high) = 0.5 * (low + high);
+  const double creep = 0.5 * (low + high) * v_s;
+
+  // Steady by 0.1 s (the transient decays in a few ms); 1e-3 relative: the speed is integrated to
+  // rtol 1e-8 and the incline's normal load splits over four contacts but their slip is equal.
+  const auto& times = run->recorder.output_times;
+  int checked = 0;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (times[i] < 0.1) continue;
+    const FreeBodyState state = body_state(model, "block", run->recorder.output_states[i]);
+    CHECK(state.v_WB_W.x() == doctest::Approx(creep).epsilon(1e-3));
+    CHECK(std::abs(state.v_WB_W.z()) < 1e-9);
+    CHECK(state.w_WB_B.norm() < 1e-8);  // held, not tipping
+    ++checked;
+  }
+  CHECK(checked > 50);
+  CHECK(creep < v_s);
+  // Four contacts start and none ends: it never lifts.
+  CHECK(run->recorder.contact_records().size() == 4);
 }
 
 }  // namespace
