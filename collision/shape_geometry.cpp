@@ -17,14 +17,8 @@ Vec3 radial_direction(const Vec3& d) {
   return radial > 0.0 ? Vec3(d.x() / radial, d.y() / radial, 0.0) : Vec3::Zero();
 }
 
-}  // namespace
-
-Vec3 compute_support_point_S(const Shape& shape, const Vec3& d) {
-  if (shape.smoothing_radius > 0.0) {
-    const SmoothingCore core = compute_smoothing_core(shape);
-    return core.offset_S + compute_support_point_S(core.shape, d) +
-           shape.smoothing_radius * d.normalized();
-  }
+// The support point of the sharp shape (smoothing radius ignored).
+Vec3 sharp_support_point_S(const Shape& shape, const Vec3& d) {
   switch (shape.type) {
     case ShapeType::sphere:
       return shape.radius * d.normalized();
@@ -55,6 +49,17 @@ Vec3 compute_support_point_S(const Shape& shape, const Vec3& d) {
       break;
   }
   return Vec3::Zero();
+}
+
+}  // namespace
+
+Vec3 compute_support_point_S(const Shape& shape, const Vec3& d) {
+  if (shape.smoothing_radius > 0.0) {
+    const SmoothingCore core = compute_smoothing_core(shape);
+    return core.offset_S + sharp_support_point_S(core.shape, d) +
+           shape.smoothing_radius * d.normalized();
+  }
+  return sharp_support_point_S(shape, d);
 }
 
 Shape copy_geometry(const Shape& shape) {

@@ -126,19 +126,17 @@ void ContactHandler::compute_crossings(std::span<const Pose> X_WS, double& z1, d
   // z1: the pairs in contact, always through the narrowphase.
   z1 = kEmptyContactSetZ1;
   bool any_contact = false;
-  for (const auto& [id, pair] : contact_dict_) {
+  for (const auto& [a, b] : contact_shapes_) {
     const double distance_org =
-        compute_signed_distance(model_.shapes[pair.shape_a], X_WS[pair.shape_a],
-                                model_.shapes[pair.shape_b], X_WS[pair.shape_b])
-            .distance;
+        compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]).distance;
     z1 = any_contact ? std::max(z1, distance_org + eps) : distance_org + eps;
     any_contact = true;
   }
 
-  // z2: candidate pairs not in contact; pairs apart along x contribute a lower bound.
+  // z2: candidate pairs not in contact; pairs whose AABBs are apart contribute a lower bound.
   double min_distance = broadphase_.separated_pairs_lower_bound();
-  broadphase_.for_each_x_overlapping_pair([&](int a, int b) {
-    if (contact_dict_.contains(make_pair_id(a, b))) return;
+  broadphase_.for_each_candidate_pair([&](int a, int b) {
+    if (contact_set_.contains(a, b)) return;
     min_distance = std::min(min_distance, compute_distance_org(a, b, X_WS));
   });
   z2 = std::isinf(min_distance) ? kEmptyCandidateSetZ2 : min_distance + 3.0 * eps;
@@ -153,8 +151,7 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
 
   // New contactDict: every pair penetrating deeper than 2 eps.
   contact_dict_.clear();
-  broadphase_.for_each_x_overlapping_pair([&](int a, int b) {
-    if (!aabbs_overlap(broadphase_.aabb(a), broadphase_.aabb(b))) return;
+  broadphase_.for_each_candidate_pair([&](int a, int b) {
     const SignedDistance geometry =
         compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]);
     if (!(geometry.distance < -2.0 * eps)) return;
@@ -201,7 +198,24 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
         make_contact_record(model_, t, crossing, pair, EventRecord::Kind::contact_start, eps));
   }
   last_contact_dict_ = contact_dict_;
+  index_contacts();
   return records;
+}
+
+void ContactHandler::reset() {
+  contact_dict_.clear();
+  last_contact_dict_.clear();
+  index_contacts();
+}
+
+void ContactHandler::index_contacts() {
+  contact_shapes_.clear();
+  contact_set_.clear();
+  for (const auto& [id, pair] : contact_dict_) {
+    const int a = std::min(pair.shape_a, pair.shape_b), b = std::max(pair.shape_a, pair.shape_b);
+    contact_shapes_.emplace_back(a, b);
+    contact_set_.insert(a, b);
+  }
 }
 
 }  // namespace hybridsim

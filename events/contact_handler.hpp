@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "collision/broadphase.hpp"
+#include "collision/pair_set.hpp"
 #include "core/hybrid_system.hpp"
 #include "core/model.hpp"
 #include "core/rigid_body.hpp"
@@ -48,10 +49,7 @@ class ContactHandler {
                                             std::span<const BodyKinematics> bodies);
 
   // Forgets both dictionaries (a new run starts).
-  void reset() {
-    contact_dict_.clear();
-    last_contact_dict_.clear();
-  }
+  void reset();
 
   const ContactDict& contacts() const { return contact_dict_; }
   const ContactDict& last_contacts() const { return last_contact_dict_; }
@@ -60,12 +58,18 @@ class ContactHandler {
  private:
   // distanceOrg of a candidate pair: narrowphase if the AABBs overlap, else the AABB distance.
   double compute_distance_org(int a, int b, std::span<const Pose> X_WS) const;
+  // Rebuilds the flat copies of contactDict's pairs that the crossing functions read.
+  void index_contacts();
 
   const Model& model_;
   double contact_eps_;
   Broadphase broadphase_;
   ContactDict contact_dict_;
   ContactDict last_contact_dict_;
+  // contactDict's shape pairs as a list (z1) and a hash set (z2 skips them): constant-time
+  // lookups and contiguous reads where the tree would cost log N cache misses per pair.
+  std::vector<std::pair<int, int>> contact_shapes_;
+  PairSet contact_set_;
 };
 
 }  // namespace hybridsim
