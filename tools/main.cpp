@@ -4,6 +4,7 @@
 //   hybridsim list                  the catalog scenes and their references
 //   hybridsim batch EXPERIMENT      integrators compared over scenes and tolerances (docs/batch.md)
 //   hybridsim batch-merge DIRS      joins the result sets of batch shards
+//   hybridsim bench [SCENE...]      times catalog scenes (BENCHMARKS.md)
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "integrators/integrator.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/batch/batch_command.hpp"
+#include "tools/bench_command.hpp"
 #include "tools/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -58,6 +60,14 @@ int main(int argc, char** argv) {
   batch_app->add_flag("--progress", batch.progress, "Show a progress bar on stderr");
   batch_app->add_flag("--quiet", batch.quiet, "Print only errors");
   batch_app->add_flag("--no-plots", no_plots, "Write the results without plots and report");
+
+  hybridsim::BenchCommandOptions bench;
+  CLI::App* bench_app = app.add_subcommand(
+      "bench", "Time catalog scenes: wall, RHS and Jacobian evaluations, steps, events, memory");
+  bench_app->add_option("scenes", bench.scenes,
+                        fmt::format("Catalog names or scene files (default: {})",
+                                    fmt::join(hybridsim::default_bench_scenes(), ", ")));
+  bench_app->add_option("--repeat", bench.repeat, "Runs per scene; the wall time is their median");
 
   hybridsim::MergeCommandOptions merge;
   CLI::App* merge_app =
@@ -106,6 +116,7 @@ int main(int argc, char** argv) {
     batch.plots = !no_plots;
     return hybridsim::batch_command(batch, &argc, &argv);
   }
+  if (*bench_app) return hybridsim::bench_command(bench);
   if (*merge_app) {
     merge.plots = !no_plots;
     return hybridsim::batch_merge_command(merge);

@@ -47,6 +47,36 @@ TEST_CASE("cli: integrators lists the registry") {
   CHECK(r.out.find("cvode-adams") != std::string::npos);
 }
 
+TEST_CASE("cli: bench prints each scene's counters as its run reports them, and its memory") {
+  // The bench runs the same library on the same scene: its RHS evaluations and steps equal those
+  // of `hybridsim run` (the runs are deterministic); the peak memory is a positive figure.
+  const fs::path dir = temporary_directory();
+  const CliResult bench = run_cli("bench bouncing_sphere --repeat 2", dir);
+  REQUIRE(bench.status == 0);
+  const CliResult run = run_cli(
+      fmt::format("run bouncing_sphere --summary {}", (dir / "summary.json").string()), dir);
+  REQUIRE(run.status == 0);
+  const auto summary = nlohmann::json::parse(read_file(dir / "summary.json"));
+  std::istringstream rows(bench.out);
+  std::string header, name;
+  std::getline(rows, header);
+  CHECK(header.find("peak MiB") != std::string::npos);
+  double t_end = 0.0, wall = 0.0, peak = 0.0;
+  long rhs = 0, jacobians = 0, steps = 0, events = 0;
+  rows >> name >> t_end >> wall >> rhs >> jacobians >> steps >> events >> peak;
+  CHECK(name == "bouncing_sphere");
+  CHECK(t_end == 3.0);
+  CHECK(rhs == summary["stats"]["rhs_evals"].get<long>());
+  CHECK(steps == summary["stats"]["steps"].get<long>());
+  CHECK(jacobians == summary["stats"]["jac_evals"].get<long>());
+  CHECK(wall > 0.0);
+  CHECK(peak > 0.0);
+  // An unknown scene is bad input.
+  const CliResult bad = run_cli("bench no_such_scene", dir);
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("no_such_scene") != std::string::npos);
+}
+
 TEST_CASE("cli: list names every catalog scene with its description and reference") {
   const auto result = run_cli("list", testing::temporary_directory());
   REQUIRE_MESSAGE(result.status == 0, result.err);
