@@ -59,6 +59,18 @@ TEST_CASE("box on box: a tilted cube's lowest corner first touches at sqrt(2 h /
   testing::check_drop_and_bounce(model, 0.35 - 0.1 - reach, Vec3::UnitZ());
 }
 
+TEST_CASE("colliding cylinders: crossed side surfaces first touch at sqrt(2 h / g), normal up") {
+  // models/scenes/colliding_cylinders.yaml: the upper cylinder's lowest line 0.2 m above the lower
+  // one's highest, the axes crossing on the vertical.
+  testing::check_drop_and_bounce(load_scene_file("colliding_cylinders"), 0.2, Vec3::UnitZ());
+}
+
+TEST_CASE("cone on frustum: the apex first touches the top face at sqrt(2 h / g), normal up") {
+  // models/scenes/cone_on_frustum.yaml: the apex 0.05 m below the cone's frame origin at 0.35 m,
+  // the frustum's top face at 0.15 m.
+  testing::check_drop_and_bounce(load_scene_file("cone_on_frustum"), 0.15, Vec3::UnitZ());
+}
+
 TEST_CASE("box resting flat: a rounded cube dropped flat rests on its face at the Hertz depth") {
   // models/scenes/box_resting_flat.yaml: face 0.02 m above the slab; two flat boxes combine
   // r_geo = 0.05 * 0.05 / 0.1. The contact point is the centroid of the overlap, so the cube
