@@ -386,28 +386,57 @@ RefinedDirection refine_from(const PlacedConvex& a, const PlacedConvex& b, const
   return refine_direction(a, b, n_W, tolerance, kRefinementGap * size, kDirectionTolerance);
 }
 
-// The outward normals of the flat faces of A (as directions from A to B) and of B (negated):
-// a box's six faces, a cylinder's or cone's two caps, in W.
-struct FaceNormals {
-  std::array<Vec3, 12> normals_W;
+// The directions where a local optimum of the separation may sit away from MPR's start, in W:
+// the outward normals of the flat faces of A (as directions from A to B) and of B (negated), a
+// box's six faces and a cylinder's or cone's two caps; and, both ways, the cross products of
+// straight edges of A and B (a box's three edge directions, a cylinder's side lines along its
+// axis), the edge-edge axes of the separating-axis test.
+struct CandidateDirections {
+  std::array<Vec3, 12 + 2 * 9> directions_W;
   int count = 0;
-  const Vec3* begin() const { return normals_W.data(); }
-  const Vec3* end() const { return normals_W.data() + count; }
+  const Vec3* begin() const { return directions_W.data(); }
+  const Vec3* end() const { return directions_W.data() + count; }
 };
 
-FaceNormals face_normals_W(const PlacedConvex& a, const PlacedConvex& b) {
-  FaceNormals normals;
+// The straight edge directions of a placed shape (columns of its rotation): their count.
+int straight_edges_W(const PlacedConvex& placed, std::array<Vec3, 3>& edges_W) {
+  const Mat3& R = placed.X_WS->rotation;
+  switch (placed.shape->type) {
+    case ShapeType::box:
+      edges_W = {R.col(0), R.col(1), R.col(2)};
+      return 3;
+    case ShapeType::cylinder:
+      edges_W[0] = R.col(2);
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+CandidateDirections candidate_directions_W(const PlacedConvex& a, const PlacedConvex& b) {
+  CandidateDirections candidates;
   for (const auto& [placed, sign] : {std::pair{&a, 1.0}, std::pair{&b, -1.0}}) {
     const ShapeType type = placed->shape->type;
     const Mat3& R = placed->X_WS->rotation;
     const int first_axis = type == ShapeType::box ? 0 : 2;
     if (type != ShapeType::box && type != ShapeType::cylinder && type != ShapeType::cone) continue;
     for (int axis = first_axis; axis < 3; ++axis) {
-      normals.normals_W[normals.count++] = sign * R.col(axis);
-      normals.normals_W[normals.count++] = -sign * R.col(axis);
+      candidates.directions_W[candidates.count++] = sign * R.col(axis);
+      candidates.directions_W[candidates.count++] = -sign * R.col(axis);
     }
   }
-  return normals;
+  std::array<Vec3, 3> edges_a, edges_b;
+  const int count_a = straight_edges_W(a, edges_a), count_b = straight_edges_W(b, edges_b);
+  for (int i = 0; i < count_a; ++i) {
+    for (int j = 0; j < count_b; ++j) {
+      const Vec3 axis = edges_a[i].cross(edges_b[j]);
+      const double length = axis.norm();
+      if (!(length > 1e-9)) continue;  // parallel edges: the face normals cover them
+      candidates.directions_W[candidates.count++] = axis / length;
+      candidates.directions_W[candidates.count++] = -axis / length;
+    }
+  }
+  return candidates;
 }
 
 SignedDistance local_convex_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
@@ -430,10 +459,11 @@ SignedDistance local_convex_signed_distance(const Shape& a, const Pose& X_WA, co
   }
   RefinedDirection best = refine_from(placed_a, placed_b, n_W, tolerance, size);
   // MPR can start on a local optimum (an edge-edge direction of two boxes when a face is less
-  // deep): restart from a flat face's normal that separates more than the result.
-  for (const Vec3& face_W : face_normals_W(placed_a, placed_b)) {
-    if (compute_separation(placed_a, placed_b, face_W) <= best.distance + tolerance) continue;
-    const RefinedDirection other = refine_from(placed_a, placed_b, face_W, tolerance, size);
+  // deep, or the other way round): restart from a face normal or an edge-edge axis that separates
+  // more than the result.
+  for (const Vec3& candidate_W : candidate_directions_W(placed_a, placed_b)) {
+    if (compute_separation(placed_a, placed_b, candidate_W) <= best.distance + tolerance) continue;
+    const RefinedDirection other = refine_from(placed_a, placed_b, candidate_W, tolerance, size);
     if (other.distance > best.distance) best = other;
   }
   return make_result(placed_a, placed_b, best.n_AB_W, best.distance, best.p_A_W, best.p_B_W, size);

@@ -15,6 +15,8 @@
 #include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "collision/convex_distance.hpp"
 #include "collision/mpr_adapter.hpp"
 #include "collision/shape_geometry.hpp"
@@ -320,6 +322,68 @@ TEST_CASE(
     MESSAGE("sphere against shape type " << static_cast<int>(a.type) << ": largest error " << worst
                                          << " of the size");
   }
+}
+
+TEST_CASE("convex narrowphase: accuracy against penetration depth, from 1e-6 to 30% of the size") {
+  // B is placed along a random line at the touching offset less f times the size, for depth
+  // fractions f; the worst error per f against the references above (separating-axis depth for
+  // box-box, the point distance less the radius for a sphere) makes the table of docs/physics.md.
+  // The issue's 1e-9 of the size holds at every depth (the issue asks it up to 1%): deep
+  // box-box overlaps needed the edge-edge restarts, without which MPR's start left a local
+  // optimum 1.1e-3 of the size too deep at 1% and 7.9e-2 at 30%.
+  std::mt19937 random(17);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const std::array<double, 5> fractions{1e-6, 1e-4, 1e-2, 1e-1, 0.3};
+  struct Case {
+    const char* name;
+    Shape a;
+    bool sphere_b;  // B a sphere (point reference) or a random box (separating axes)
+  };
+  const std::array<Case, 4> cases{
+      Case{"box-box", make_box(Vec3(0.1, 0.15, 0.2)), false},
+      Case{"sphere-ellipsoid", make_ellipsoid(Vec3(0.1, 0.2, 0.05)), true},
+      Case{"sphere-cylinder", make_cylinder(0.1, 0.3), true},
+      Case{"sphere-cone", make_cone(0.2, 0.0, 0.25), true}};
+  std::string table = "depth / size:    ";
+  for (const double f : fractions) table += fmt::format("  {:>8.0e}", f);
+  for (const Case& c : cases) {
+    table += fmt::format("\n{:<17}", c.name);
+    for (const double f : fractions) {
+      double worst = 0.0;
+      for (int trial = 0; trial < 200; ++trial) {
+        const Shape b = c.sphere_b
+                            ? make_sphere(0.05 + 0.05 * unit(random))
+                            : make_box(Vec3(0.05 + 0.1 * unit(random), 0.05 + 0.1 * unit(random),
+                                            0.05 + 0.1 * unit(random)));
+        const Pose X_A{random_rotation(random), Vec3(0.3, -0.1, 1.2)};
+        Pose X_B{random_rotation(random), Vec3::Zero()};
+        const Vec3 u = random_unit(random);
+        const double size = size_of(c.a, b);
+        const auto reference = [&](const Vec3& offset) {
+          if (c.sphere_b) {
+            return point_signed_distance(c.a, X_A, X_A.translation + offset) - b.radius;
+          }
+          const Pose X{X_B.rotation, X_A.translation + offset};
+          const double depth = box_box_sat_depth(c.a, X_A, b, X);
+          return depth > 0.0 ? -depth : box_box_feature_distance(c.a, X_A, b, X);
+        };
+        const double touching = touching_offset(reference, u, 2.0);
+        X_B.translation = X_A.translation + std::max(0.0, touching - f * size) * u;
+        const double expected = reference(X_B.translation - X_A.translation);
+        const double got = compute_signed_distance(c.a, X_A, b, X_B).distance;
+        const double error = std::abs(got - expected) / size;
+        CAPTURE(got);
+        CAPTURE(expected);
+        const std::string described =
+            describe_convex_pair(PlacedConvex{&c.a, &X_A}, PlacedConvex{&b, &X_B});
+        CAPTURE(described);
+        worst = std::max(worst, error);
+        CHECK(error <= kAccuracy);
+      }
+      table += fmt::format("  {:>8.1e}", worst);
+    }
+  }
+  MESSAGE("worst error / size against depth\n" << table);
 }
 
 TEST_CASE("convex narrowphase: the general path equals the closed-form pairs") {
