@@ -158,5 +158,42 @@ TEST_CASE(
   CHECK(run->recorder.contact_records().size() == 4);
 }
 
+TEST_CASE("friction demo incline: at 45 degrees mu 0.98 slides, 1.02 holds, 1.0 keeps its speed") {
+  // models/scenes/friction_demo_incline.yaml: Stribeck with mu_s = mu_d = mu, v_s = 1e-4 m/s;
+  // gravity tilted 45 degrees, so the plates would slide along +x. From 0.1 s on (the settling
+  // transient takes a few ms): mu 0.98 accelerates at g (sin 45 - 0.98 cos 45); mu 1.02 creeps at
+  // s* v_s with 1.02 S(s*) = 1; mu 1 has no net force at any slip from v_s to 3 v_s. 1e-3: rtol
+  // 1e-8 on speeds and the four contacts' equal slip (the plate does not turn).
+  const Model model = load_scene_file("friction_demo_incline");
+  auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_ends == 0);
+  const double v_s = 1e-4, half_sqrt2 = std::sqrt(0.5);
+  const auto S = [](double x) { return x * x * x * (10.0 - 15.0 * x + 6.0 * x * x); };
+  double low = 0.0, high = 1.0;
+  for (int k = 0; k < 60; ++k) {
+    (1.02 * S(0.5 * (low + high)) < 1.0 ? low : high) = 0.5 * (low + high);
+  }
+  const double creep = 0.5 * (low + high) * v_s;
+
+  const auto& times = run->recorder.output_times;
+  const auto speed = [&](const char* body, std::size_t i) {
+    return body_state(model, body, run->recorder.output_states[i]).v_WB_W.x();
+  };
+  std::size_t first = 0;
+  while (times[first] < 0.1) ++first;
+  const std::size_t last = times.size() - 1;
+  const double acceleration =
+      (speed("mu_098", last) - speed("mu_098", first)) / (times[last] - times[first]);
+  CHECK(acceleration == doctest::Approx(9.81 * half_sqrt2 * (1.0 - 0.98)).epsilon(1e-3));
+  for (std::size_t i = first; i <= last; ++i) {
+    CHECK(speed("mu_102", i) == doctest::Approx(creep).epsilon(1e-3));
+    CHECK(std::abs(speed("mu_100", i) - speed("mu_100", first)) < 1e-9);
+  }
+  CHECK(speed("mu_100", first) >= v_s);
+  CHECK(speed("mu_100", first) <= 3.0 * v_s);
+  CHECK(creep < v_s);
+}
+
 }  // namespace
 }  // namespace hybridsim
