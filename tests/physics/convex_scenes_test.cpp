@@ -195,5 +195,26 @@ TEST_CASE("friction demo incline: at 45 degrees mu 0.98 slides, 1.02 holds, 1.0 
   CHECK(creep < v_s);
 }
 
+TEST_CASE("degenerate fdir1: along the contact normal it falls back to world x, no NaN, mu g") {
+  // models/scenes/fdir1_degenerate.yaml: pyramid friction mu = 0.3, fdir1 along the normal; the
+  // fallback first direction is world x, the slip's own direction, so the box slides straight and
+  // decelerates at mu g. 1e-3 m/s: rtol 1e-8 and the regularisation (exact above v_small = 0.01).
+  const Model model = load_scene_file("fdir1_degenerate");
+  auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  int checked = 0;
+  for (std::size_t i = 0; i < run->recorder.output_times.size(); ++i) {
+    const double t = run->recorder.output_times[i];
+    const FreeBodyState state = body_state(model, "block", run->recorder.output_states[i]);
+    REQUIRE(state.v_WB_W.allFinite());
+    REQUIRE(state.w_WB_B.allFinite());
+    CHECK(state.v_WB_W.x() == doctest::Approx(1.0 - 0.3 * 9.81 * t).epsilon(1e-3));
+    CHECK(std::abs(state.v_WB_W.y()) < 1e-9);
+    CHECK(std::abs(state.w_WB_B.z()) < 1e-9);
+    ++checked;
+  }
+  CHECK(checked > 50);
+}
+
 }  // namespace
 }  // namespace hybridsim
