@@ -112,13 +112,6 @@ double compute_penetration_rate(const SignedDistance& geometry, const BodyKinema
 ContactHandler::ContactHandler(const Model& model)
     : model_(model), contact_eps_(model.contact.contact_eps), broadphase_(model) {}
 
-double ContactHandler::compute_distance_org(int a, int b, std::span<const Pose> X_WS) const {
-  if (!aabbs_overlap(broadphase_.aabb(a), broadphase_.aabb(b))) {
-    return compute_aabb_distance(broadphase_.aabb(a), broadphase_.aabb(b));
-  }
-  return compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]).distance;
-}
-
 void ContactHandler::compute_crossings(std::span<const Pose> X_WS, double& z1, double& z2) {
   const double eps = contact_eps_;
   broadphase_.update(X_WS);
@@ -133,11 +126,14 @@ void ContactHandler::compute_crossings(std::span<const Pose> X_WS, double& z1, d
     any_contact = true;
   }
 
-  // z2: candidate pairs not in contact; pairs whose AABBs are apart contribute a lower bound.
+  // z2: candidate pairs (AABBs overlapping) not in contact, through the narrowphase; pairs whose
+  // AABBs are apart contribute the broadphase's lower bound of their AABB distance.
   double min_distance = broadphase_.separated_pairs_lower_bound();
   broadphase_.for_each_candidate_pair([&](int a, int b) {
     if (contact_set_.contains(a, b)) return;
-    min_distance = std::min(min_distance, compute_distance_org(a, b, X_WS));
+    const double distance_org =
+        compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]).distance;
+    min_distance = std::min(min_distance, distance_org);
   });
   z2 = std::isinf(min_distance) ? kEmptyCandidateSetZ2 : min_distance + 3.0 * eps;
 }

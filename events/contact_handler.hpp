@@ -56,8 +56,6 @@ class ContactHandler {
   const Broadphase& broadphase() const { return broadphase_; }
 
  private:
-  // distanceOrg of a candidate pair: narrowphase if the AABBs overlap, else the AABB distance.
-  double compute_distance_org(int a, int b, std::span<const Pose> X_WS) const;
   // Rebuilds the flat copies of contactDict's pairs that the crossing functions read.
   void index_contacts();
 

@@ -65,6 +65,16 @@ TEST_CASE("multibody system: the general convex narrowphase (GJK, MPR) allocates
             model, [&](VectorX& x) { x[cube.state_offset + 2] = 0.1 + reach - 1e-6; }) == 0);
 }
 
+TEST_CASE(
+    "multibody system: rounded boxes face on face (cores, overlap centroid) allocate nothing") {
+  // box_resting_flat: the rounded cube's face 1e-6 m into the rounded slab, so that every
+  // evaluation runs the cores' narrowphase and the sharp boxes' overlap centroid.
+  const Model model = load_scene_file("box_resting_flat");
+  const Body& cube = model.bodies[model.find_body("cube")];
+  CHECK(count_evaluation_allocations(
+            model, [&](VectorX& x) { x[cube.state_offset + 2] = 0.15 - 1e-6; }) == 0);
+}
+
 TEST_CASE("the allocation counter counts operator new, malloc and Eigen's allocations") {
   testing::start_counting_allocations();
   auto* number = new int(3);
