@@ -27,7 +27,8 @@ Aabb compute_aabb(const Shape& shape, const Pose& X_WS) {
     }
     case ShapeType::cylinder:
     case ShapeType::cone:
-    case ShapeType::ellipsoid: {
+    case ShapeType::ellipsoid:
+    case ShapeType::convex: {
       // Exact bounds from the support function along the six world directions.
       Aabb box;
       for (int axis = 0; axis < 3; ++axis) {

@@ -45,6 +45,15 @@ std::string shape_parameters(const Shape& shape) {
     case ShapeType::ellipsoid:
       return fmt::format("ellipsoid radii [{:.17g}, {:.17g}, {:.17g}]", shape.radii.x(),
                          shape.radii.y(), shape.radii.z());
+    case ShapeType::convex: {
+      // Every vertex to 17 digits, so that the pair can be rebuilt in a test.
+      std::string text = "convex vertices [";
+      for (const Vec3& v : shape.hull->vertices_S) {
+        text += fmt::format("[{:.17g}, {:.17g}, {:.17g}], ", v.x(), v.y(), v.z());
+      }
+      text += "]";
+      return text;
+    }
     case ShapeType::halfspace:
       return "halfspace";
   }

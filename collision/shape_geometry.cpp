@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collision/convex_hull.hpp"
+
 namespace hybridsim {
 namespace {
 
@@ -45,6 +47,8 @@ Vec3 sharp_support_point_S(const Shape& shape, const Vec3& d) {
       const Vec3 scaled = shape.radii.cwiseProduct(d);
       return shape.radii.cwiseProduct(scaled) / scaled.norm();
     }
+    case ShapeType::convex:
+      return compute_hull_support_point_S(*shape.hull, d);
     case ShapeType::halfspace:
       break;
   }
@@ -72,6 +76,7 @@ Shape copy_geometry(const Shape& shape) {
   copy.half_extents = shape.half_extents;
   copy.normal_S = shape.normal_S;
   copy.offset = shape.offset;
+  copy.hull = shape.hull;
   return copy;
 }
 
@@ -110,8 +115,9 @@ SmoothingCore compute_smoothing_core(const Shape& shape) {
     case ShapeType::sphere:
     case ShapeType::capsule:
     case ShapeType::ellipsoid:
+    case ShapeType::convex:
     case ShapeType::halfspace:
-      break;  // smooth already: the loader refuses a smoothing radius
+      break;  // smooth already, or (convex) not rounded: the loader refuses a smoothing radius
   }
   return core;
 }
@@ -135,6 +141,8 @@ double compute_shape_thickness(const Shape& shape) {
     }
     case ShapeType::ellipsoid:
       return 2.0 * shape.radii.minCoeff();
+    case ShapeType::convex:
+      return shape.hull->thickness;
     case ShapeType::halfspace:
       return kInfinity;
   }
@@ -156,6 +164,8 @@ double compute_bounding_radius(const Shape& shape) {
       return std::hypot(half_length, std::max(shape.radius, shape.top_radius));
     case ShapeType::ellipsoid:
       return shape.radii.maxCoeff();
+    case ShapeType::convex:
+      return shape.hull->bounding_radius;
     case ShapeType::halfspace:
       return kInfinity;
   }

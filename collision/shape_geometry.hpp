@@ -16,7 +16,7 @@ namespace hybridsim {
 Vec3 compute_support_point_S(const Shape& shape, const Vec3& direction_S);
 
 // The shape's type and dimensions, sharp (no smoothing radius), everything else default: a copy
-// that allocates nothing (no name).
+// that allocates nothing (no name; a convex hull is shared, not copied).
 Shape copy_geometry(const Shape& shape);
 
 // A shape with a smoothing radius s is its core grown by a ball of radius s. The core is a sharp

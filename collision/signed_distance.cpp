@@ -83,6 +83,37 @@ SignedDistance halfspace_box(const Shape& half, const Pose& X_WH, const Shape& b
   return result;
 }
 
+// A half-space against a convex hull, as against a box: the deepest vertex gives the distance,
+// the penetration-weighted mean of the vertices below the plane the contact point (the mean of
+// the lowest ones before contact). Two passes over the vertices, nothing stored.
+SignedDistance halfspace_convex(const Shape& half, const Pose& X_WH, const Shape& convex,
+                                const Pose& X_WC) {
+  SignedDistance result;
+  const Vec3 n_W = X_WH.rotation * half.normal_S;
+  const double plane_level = n_W.dot(X_WH.translation) + half.offset;
+  // Heights of the vertices above the plane: h = n_S . v_S + level of S's origin.
+  const Vec3 n_S = X_WC.rotation.transpose() * n_W;
+  const double origin_height = n_W.dot(X_WC.translation) - plane_level;
+  const auto& vertices_S = convex.hull->vertices_S;
+  double lowest = kInfinity;
+  for (const Vec3& v : vertices_S) lowest = std::min(lowest, n_S.dot(v) + origin_height);
+  const double tie_tolerance = 1e-12 * convex.hull->bounding_radius;
+  Vec3 weighted_sum_S = Vec3::Zero();
+  double weight_total = 0.0;
+  for (const Vec3& v : vertices_S) {
+    const double height = n_S.dot(v) + origin_height;
+    const double weight =
+        lowest < 0.0 ? std::max(0.0, -height) : (height <= lowest + tie_tolerance ? 1.0 : 0.0);
+    weighted_sum_S += weight * v;
+    weight_total += weight;
+  }
+  result.n_AB_W = n_W;
+  result.distance = lowest;
+  result.p_B_W = X_WC.transform_point(weighted_sum_S / weight_total);
+  result.p_A_W = result.p_B_W - (n_W.dot(result.p_B_W) - plane_level) * n_W;
+  return result;
+}
+
 // A box (A) against a sphere (B): the closest point of the box to the centre; when the centre is
 // inside the box, the nearest face gives the normal.
 SignedDistance box_sphere(const Shape& box, const Pose& X_WB, const Shape& sphere,
@@ -386,57 +417,67 @@ RefinedDirection refine_from(const PlacedConvex& a, const PlacedConvex& b, const
   return refine_direction(a, b, n_W, tolerance, kRefinementGap * size, kDirectionTolerance);
 }
 
-// The directions where a local optimum of the separation may sit away from MPR's start, in W:
-// the outward normals of the flat faces of A (as directions from A to B) and of B (negated), a
-// box's six faces and a cylinder's or cone's two caps; and, both ways, the cross products of
-// straight edges of A and B (a box's three edge directions, a cylinder's side lines along its
-// axis), the edge-edge axes of the separating-axis test.
-struct CandidateDirections {
-  std::array<Vec3, 12 + 2 * 9> directions_W;
-  int count = 0;
-  const Vec3* begin() const { return directions_W.data(); }
-  const Vec3* end() const { return directions_W.data() + count; }
-};
-
-// The straight edge directions of a placed shape (columns of its rotation): their count.
-int straight_edges_W(const PlacedConvex& placed, std::array<Vec3, 3>& edges_W) {
+// The directions where a local optimum of the separation may sit away from MPR's start, in W,
+// each passed to `visit`: the outward normals of the flat faces of A (as directions from A to B)
+// and of B (negated), a box's six faces, a cylinder's or cone's two caps, a hull's faces; and,
+// both ways, the cross products of straight edges of A and B (a box's three edge directions, a
+// cylinder's side lines along its axis, a hull's edges), the edge-edge axes of the
+// separating-axis test.
+template <class Visit>
+void for_each_flat_face_normal_W(const PlacedConvex& placed, double sign, Visit&& visit) {
   const Mat3& R = placed.X_WS->rotation;
   switch (placed.shape->type) {
     case ShapeType::box:
-      edges_W = {R.col(0), R.col(1), R.col(2)};
-      return 3;
+      for (int axis = 0; axis < 3; ++axis) {
+        visit(Vec3(sign * R.col(axis)));
+        visit(Vec3(-sign * R.col(axis)));
+      }
+      break;
     case ShapeType::cylinder:
-      edges_W[0] = R.col(2);
-      return 1;
+    case ShapeType::cone:
+      visit(Vec3(sign * R.col(2)));
+      visit(Vec3(-sign * R.col(2)));
+      break;
+    case ShapeType::convex:
+      for (const Vec3& n_S : placed.shape->hull->face_normals_S) visit(Vec3(sign * (R * n_S)));
+      break;
     default:
-      return 0;
+      break;
   }
 }
 
-CandidateDirections candidate_directions_W(const PlacedConvex& a, const PlacedConvex& b) {
-  CandidateDirections candidates;
-  for (const auto& [placed, sign] : {std::pair{&a, 1.0}, std::pair{&b, -1.0}}) {
-    const ShapeType type = placed->shape->type;
-    const Mat3& R = placed->X_WS->rotation;
-    const int first_axis = type == ShapeType::box ? 0 : 2;
-    if (type != ShapeType::box && type != ShapeType::cylinder && type != ShapeType::cone) continue;
-    for (int axis = first_axis; axis < 3; ++axis) {
-      candidates.directions_W[candidates.count++] = sign * R.col(axis);
-      candidates.directions_W[candidates.count++] = -sign * R.col(axis);
-    }
+// Calls visit(direction_W) for each straight edge direction of a placed shape (up to sign).
+template <class Visit>
+void for_each_straight_edge_W(const PlacedConvex& placed, Visit&& visit) {
+  const Mat3& R = placed.X_WS->rotation;
+  switch (placed.shape->type) {
+    case ShapeType::box:
+      for (int axis = 0; axis < 3; ++axis) visit(Vec3(R.col(axis)));
+      break;
+    case ShapeType::cylinder:
+      visit(Vec3(R.col(2)));
+      break;
+    case ShapeType::convex:
+      for (const Vec3& e_S : placed.shape->hull->edge_directions_S) visit(Vec3(R * e_S));
+      break;
+    default:
+      break;
   }
-  std::array<Vec3, 3> edges_a, edges_b;
-  const int count_a = straight_edges_W(a, edges_a), count_b = straight_edges_W(b, edges_b);
-  for (int i = 0; i < count_a; ++i) {
-    for (int j = 0; j < count_b; ++j) {
-      const Vec3 axis = edges_a[i].cross(edges_b[j]);
+}
+
+template <class Visit>
+void for_each_candidate_direction_W(const PlacedConvex& a, const PlacedConvex& b, Visit&& visit) {
+  for_each_flat_face_normal_W(a, 1.0, visit);
+  for_each_flat_face_normal_W(b, -1.0, visit);
+  for_each_straight_edge_W(a, [&](const Vec3& edge_a) {
+    for_each_straight_edge_W(b, [&](const Vec3& edge_b) {
+      const Vec3 axis = edge_a.cross(edge_b);
       const double length = axis.norm();
-      if (!(length > 1e-9)) continue;  // parallel edges: the face normals cover them
-      candidates.directions_W[candidates.count++] = axis / length;
-      candidates.directions_W[candidates.count++] = -axis / length;
-    }
-  }
-  return candidates;
+      if (!(length > 1e-9)) return;  // parallel edges: the face normals cover them
+      visit(Vec3(axis / length));
+      visit(Vec3(-axis / length));
+    });
+  });
 }
 
 SignedDistance local_convex_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
@@ -461,11 +502,11 @@ SignedDistance local_convex_signed_distance(const Shape& a, const Pose& X_WA, co
   // MPR can start on a local optimum (an edge-edge direction of two boxes when a face is less
   // deep, or the other way round): restart from a face normal or an edge-edge axis that separates
   // more than the result.
-  for (const Vec3& candidate_W : candidate_directions_W(placed_a, placed_b)) {
-    if (compute_separation(placed_a, placed_b, candidate_W) <= best.distance + tolerance) continue;
+  for_each_candidate_direction_W(placed_a, placed_b, [&](const Vec3& candidate_W) {
+    if (compute_separation(placed_a, placed_b, candidate_W) <= best.distance + tolerance) return;
     const RefinedDirection other = refine_from(placed_a, placed_b, candidate_W, tolerance, size);
     if (other.distance > best.distance) best = other;
-  }
+  });
   return make_result(placed_a, placed_b, best.n_AB_W, best.distance, best.p_A_W, best.p_B_W, size);
 }
 
@@ -565,6 +606,8 @@ SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const S
   if ((a.type == cylinder || a.type == cone) && b.type == halfspace) {
     return swapped(halfspace_round_prism(b, X_WB, a, X_WA));
   }
+  if (a.type == halfspace && b.type == convex) return halfspace_convex(a, X_WA, b, X_WB);
+  if (a.type == convex && b.type == halfspace) return swapped(halfspace_convex(b, X_WB, a, X_WA));
   if (a.type == box && b.type == box) return box_box(a, X_WA, b, X_WB);
   if (a.type == halfspace || b.type == halfspace) {
     throw NotSupportedError("signed distance: two half-spaces have no distance");

@@ -2,7 +2,9 @@
 // materials, contact materials, inputs, settings). Mutable data lives in the systems that use it.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,9 +53,21 @@ struct ContactMaterial {
 };
 
 // Geometry of a shape: a sphere (radius), a box (half_extents), a half-space (normal_S, offset;
-// fixed bodies only) or a capsule (radius, length: a cylinder along S's z axis with hemispherical
-// caps).
-enum class ShapeType { sphere, box, halfspace, capsule, cylinder, cone, ellipsoid };
+// fixed bodies only), a capsule (radius, length: a cylinder along S's z axis with hemispherical
+// caps), a cylinder, a cone or frustum, an ellipsoid, or a convex polyhedron (hull).
+enum class ShapeType { sphere, box, halfspace, capsule, cylinder, cone, ellipsoid, convex };
+
+// A convex polyhedron, the hull of a point set (collision/convex_hull.hpp builds it), in the
+// shape frame S with its centroid (of volume) at S's origin. Constant once built; shapes share it.
+struct ConvexHull {
+  std::vector<Vec3> vertices_S;  // the hull's vertices (corners only), m
+  // Its boundary as triangles of indices into vertices_S, counter-clockwise seen from outside.
+  std::vector<std::array<int, 3>> triangles;
+  std::vector<Vec3> face_normals_S;     // unit outward normals of the distinct flat faces
+  std::vector<Vec3> edge_directions_S;  // unit directions of the distinct edges (up to sign)
+  double thickness = 0.0;        // m, the smallest width (over face normals and edge-edge axes)
+  double bounding_radius = 0.0;  // m, the largest distance of a vertex from S's origin
+};
 
 // A shape rigidly attached to a body, with its own frame S (pose X_BS). It gives the body mass
 // (from Shape::material) and, when `collision` is set, takes part in contacts.
@@ -95,6 +109,8 @@ struct Shape {
   // is its inward offset by the radius grown back by a ball of that radius (the same faces, the
   // edges rounded); mass properties stay those of the sharp shape.
   double smoothing_radius = 0.0;
+  // convex: the polyhedron, shared by copies of the shape (copying the pointer allocates nothing).
+  std::shared_ptr<const ConvexHull> hull;
 };
 
 // A rigid body with frame B. A free body has 13 states (core/rigid_body.hpp); a fixed body stays

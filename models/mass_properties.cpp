@@ -4,6 +4,8 @@
 #include <numbers>
 #include <vector>
 
+#include "collision/convex_hull.hpp"
+
 namespace hybridsim {
 namespace {
 
@@ -53,6 +55,8 @@ double compute_shape_volume(const Shape& shape) {
       return integrate_frustum(shape).volume;
     case ShapeType::ellipsoid:
       return 4.0 / 3.0 * std::numbers::pi * shape.radii.prod();
+    case ShapeType::convex:
+      return integrate_hull_volume(*shape.hull).volume;
     case ShapeType::halfspace:
       return 0.0;
   }
@@ -60,6 +64,10 @@ double compute_shape_volume(const Shape& shape) {
 }
 
 Vec3 compute_shape_centroid_S(const Shape& shape) {
+  if (shape.type == ShapeType::convex) {
+    const HullVolumeIntegrals hull = integrate_hull_volume(*shape.hull);
+    return hull.first_moment_S / hull.volume;  // zero to rounding: hulls are built centred
+  }
   if (shape.type != ShapeType::cone) return Vec3::Zero();
   const FrustumIntegrals f = integrate_frustum(shape);
   return Vec3(0.0, 0.0, f.first_moment_z / f.volume);
@@ -106,6 +114,13 @@ Mat3 compute_shape_inertia(const Shape& shape, double mass) {
     case ShapeType::ellipsoid: {
       const Vec3 a2 = shape.radii.cwiseAbs2();
       return Vec3(a2.y() + a2.z(), a2.x() + a2.z(), a2.x() + a2.y()).asDiagonal() * (mass / 5.0);
+    }
+    case ShapeType::convex: {
+      // Per unit density about S's origin, shifted to the centroid (parallel axes).
+      const HullVolumeIntegrals hull = integrate_hull_volume(*shape.hull);
+      const Vec3 c = hull.first_moment_S / hull.volume;
+      return mass / hull.volume * hull.unit_density_inertia_S -
+             mass * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
     }
     case ShapeType::halfspace:
       return Mat3::Zero();

@@ -16,12 +16,14 @@
 #include <fmt/format.h>
 #include <Eigen/Eigenvalues>
 
+#include "collision/convex_hull.hpp"
 #include "collision/shape_geometry.hpp"
 #include "collision/signed_distance.hpp"
 #include "core/errors.hpp"
 #include "integrators/integrator.hpp"
 #include "models/joint_reader.hpp"
 #include "models/mass_properties.hpp"
+#include "models/mesh_reader.hpp"
 #include "models/yaml_reader.hpp"
 
 namespace hybridsim {
@@ -280,7 +282,51 @@ void read_smoothing_radius(MapReader& reader, Shape& shape) {
   shape.smoothing_radius = radius;
 }
 
+// A convex hull: of `vertices` (a list of points in the shape frame, m) or of the points of a
+// `mesh` file (OBJ, relative to the scene file), each scaled by `scale` (default 1). Returns
+// where the hull's centroid sits in the frame the points were given in.
+Vec3 read_convex_hull(MapReader& reader, Shape& shape) {
+  shape.type = ShapeType::convex;
+  if (reader.has("vertices") == reader.has("mesh")) {
+    reader.fail(reader.has("mesh") ? "mesh" : "vertices",
+                "a convex shape needs exactly one of 'vertices' and 'mesh'");
+  }
+  const double scale = reader.positive("scale", 1.0);
+  std::vector<Vec3> points;
+  const std::string key = reader.has("vertices") ? "vertices" : "mesh";
+  if (key == "vertices") {
+    const YAML::Node list = reader.sequence("vertices");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      points.push_back(scale *
+                       read_yaml_vec3(reader.source(), list[i],
+                                      fmt::format("{}[{}]", reader.path_of("vertices"), i)));
+    }
+  } else {
+    const std::string file = reader.required_string("mesh");
+    const std::filesystem::path scene_dir =
+        std::filesystem::path(reader.source().file).parent_path();
+    const std::filesystem::path mesh_path =
+        std::filesystem::path(file).is_absolute() ? std::filesystem::path(file) : scene_dir / file;
+    try {
+      for (const Vec3& p : read_mesh_vertices(mesh_path.string())) points.push_back(scale * p);
+    } catch (const InputError& error) {
+      reader.fail("mesh", error.what());
+    }
+  }
+  try {
+    BuiltConvexHull built = build_convex_hull(points);
+    shape.hull = std::make_shared<const ConvexHull>(std::move(built.hull));
+    // Polyhedral faces are flat (the curved partner's r); alone, half the smallest width.
+    shape.contact_sphere_radius = 0.5 * shape.hull->thickness;
+    shape.flat = true;
+    return built.centroid_input;
+  } catch (const InputError& error) {
+    reader.fail(key, error.what());
+  }
+}
+
 void read_shape(MapReader& reader, Shape& shape, Model& model) {
+  Vec3 hull_centroid_offset = Vec3::Zero();
   const std::string type = reader.choice(
       "type", "",
       {"sphere", "box", "halfspace", "capsule", "cylinder", "cone", "ellipsoid", "convex"});
@@ -323,6 +369,8 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
                        "every semi-axis must be positive");
     }
     shape.contact_sphere_radius = shape.radii.minCoeff();
+  } else if (type == "convex") {
+    hull_centroid_offset = read_convex_hull(reader, shape);
   } else if (type == "halfspace") {
     shape.type = ShapeType::halfspace;
     const Vec3 normal = reader.vec3("normal", Vec3::UnitZ());
@@ -331,14 +379,11 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
     shape.offset = reader.number("offset", 0.0);
     shape.contact_sphere_radius = kInfinity;
     shape.flat = true;
-  } else {
-    throw NotSupportedError(
-        fmt::format("{}: key '{}' = {}: shape type not supported yet (this build has sphere, box, "
-                    "capsule, cylinder, cone, ellipsoid, halfspace)",
-                    reader.source().file, reader.path_of("type"), type));
   }
   shape.X_BS.translation = reader.vec3("position", Vec3::Zero());
   shape.X_BS.rotation = read_orientation(reader, "orientation").toRotationMatrix();
+  // A hull is centred on its centroid: its frame S moves there, the geometry stays in place.
+  shape.X_BS.translation += shape.X_BS.rotation * hull_centroid_offset;
 
   const std::string material = reader.required_string("material");
   shape.material = model.find_material(material);

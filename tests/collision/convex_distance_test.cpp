@@ -27,8 +27,10 @@ namespace hybridsim {
 namespace {
 
 using testing::make_box;
+using testing::make_box_hull;
 using testing::make_capsule;
 using testing::make_cone;
+using testing::make_convex;
 using testing::make_cylinder;
 using testing::make_ellipsoid;
 using testing::make_sphere;
@@ -44,6 +46,17 @@ Vec3 random_unit(std::mt19937& random) {
 
 double size_of(const Shape& a, const Shape& b) {
   return std::min(compute_bounding_radius(a), compute_bounding_radius(b));
+}
+
+// An irregular convex polyhedron: the hull of 40 points drawn in a 0.1 x 0.15 x 0.08 m box
+// (about 20 of them corners), the same on every run.
+Shape make_irregular_hull() {
+  std::mt19937 random(21);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<Vec3> points;
+  for (int i = 0; i < 40; ++i)
+    points.emplace_back(0.1 * unit(random), 0.15 * unit(random), 0.08 * unit(random));
+  return make_convex(points);
 }
 
 // ---- Independent references -------------------------------------------------------------------
@@ -174,6 +187,34 @@ double frustum_point_signed_distance(double r0, double r1, double length, const 
   return inside ? -nearest : nearest;
 }
 
+// Distance from p to the triangle (a, b, c): to its plane where the foot falls inside it (all
+// three edge tests agree in sign), else to the nearest edge.
+double point_triangle_distance(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 n = (b - a).cross(c - a).normalized();
+  const Vec3 foot = p - n.dot(p - a) * n;
+  const double ea = (b - a).cross(foot - a).dot(n), eb = (c - b).cross(foot - b).dot(n),
+               ec = (a - c).cross(foot - c).dot(n);
+  if ((ea >= 0.0 && eb >= 0.0 && ec >= 0.0) || (ea <= 0.0 && eb <= 0.0 && ec <= 0.0)) {
+    return std::abs(n.dot(p - a));
+  }
+  return std::min({point_segment_distance(p, a, b), point_segment_distance(p, b, c),
+                   point_segment_distance(p, c, a)});
+}
+
+// Signed distance from p to a convex polyhedron given by its outward triangles: outside, the
+// nearest triangle; inside, minus the nearest face plane.
+double point_polyhedron_signed_distance(const ConvexHull& hull, const Vec3& p) {
+  double deepest_plane = -kInfinity, nearest = kInfinity;
+  for (const auto& t : hull.triangles) {
+    const Vec3& a = hull.vertices_S[t[0]];
+    const Vec3& b = hull.vertices_S[t[1]];
+    const Vec3& c = hull.vertices_S[t[2]];
+    deepest_plane = std::max(deepest_plane, (b - a).cross(c - a).normalized().dot(p - a));
+    nearest = std::min(nearest, point_triangle_distance(p, a, b, c));
+  }
+  return deepest_plane > 0.0 ? nearest : deepest_plane;
+}
+
 // Signed distance of a point (world) to a round or flat shape, for the sphere pairs.
 double point_signed_distance(const Shape& s, const Pose& X, const Vec3& p_W) {
   const Vec3 p = X.rotation.transpose() * (p_W - X.translation);
@@ -188,6 +229,8 @@ double point_signed_distance(const Shape& s, const Pose& X, const Vec3& p_W) {
       const Vec3 q = p.cwiseAbs() - s.half_extents;
       return q.cwiseMax(0.0).norm() + std::min(q.maxCoeff(), 0.0);
     }
+    case ShapeType::convex:
+      return point_polyhedron_signed_distance(*s.hull, p);
     default:
       return kNaN;
   }
@@ -279,14 +322,19 @@ TEST_CASE("convex narrowphase: box-box equals the separating-axis depth and the 
 }
 
 TEST_CASE(
-    "convex narrowphase: a sphere against an ellipsoid, cylinder, cone, frustum or box is "
-    "the point distance less the radius") {
+    "convex narrowphase: a sphere against an ellipsoid, cylinder, cone, frustum, box or convex "
+    "hull is the point distance less the radius") {
   // The signed distance of a ball of radius r centred at c to convex S is sd_S(c) - r exactly.
   std::mt19937 random(12);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  const std::array<Shape, 5> shapes{make_ellipsoid(Vec3(0.1, 0.2, 0.05)), make_cylinder(0.1, 0.3),
-                                    make_cone(0.2, 0.0, 0.25), make_cone(0.15, 0.05, 0.1),
-                                    make_box(Vec3(0.1, 0.2, 0.05))};
+  // A convex hull's reference is the point-polyhedron distance over its triangles.
+  const std::array<Shape, 7> shapes{make_ellipsoid(Vec3(0.1, 0.2, 0.05)),
+                                    make_cylinder(0.1, 0.3),
+                                    make_cone(0.2, 0.0, 0.25),
+                                    make_cone(0.15, 0.05, 0.1),
+                                    make_box(Vec3(0.1, 0.2, 0.05)),
+                                    make_box_hull(Vec3(0.1, 0.2, 0.05)),
+                                    make_irregular_hull()};
   for (const Shape& a : shapes) {
     double worst = 0.0;
     for (int trial = 0; trial < 1000; ++trial) {
@@ -338,12 +386,16 @@ TEST_CASE("convex narrowphase: accuracy against penetration depth, from 1e-6 to 
     const char* name;
     Shape a;
     bool sphere_b;  // B a sphere (point reference) or a random box (separating axes)
+    int hulls = 0;  // boxes measured as convex hulls of their corners: 1 A, 2 A and B
   };
-  const std::array<Case, 4> cases{
+  const std::array<Case, 7> cases{
       Case{"box-box", make_box(Vec3(0.1, 0.15, 0.2)), false},
+      Case{"hull-box", make_box(Vec3(0.1, 0.15, 0.2)), false, 1},
+      Case{"hull-hull", make_box(Vec3(0.1, 0.15, 0.2)), false, 2},
       Case{"sphere-ellipsoid", make_ellipsoid(Vec3(0.1, 0.2, 0.05)), true},
       Case{"sphere-cylinder", make_cylinder(0.1, 0.3), true},
-      Case{"sphere-cone", make_cone(0.2, 0.0, 0.25), true}};
+      Case{"sphere-cone", make_cone(0.2, 0.0, 0.25), true},
+      Case{"sphere-hull", make_irregular_hull(), true}};
   std::string table = "depth / size:    ";
   for (const double f : fractions) table += fmt::format("  {:>8.0e}", f);
   for (const Case& c : cases) {
@@ -370,7 +422,9 @@ TEST_CASE("convex narrowphase: accuracy against penetration depth, from 1e-6 to 
         const double touching = touching_offset(reference, u, 2.0);
         X_B.translation = X_A.translation + std::max(0.0, touching - f * size) * u;
         const double expected = reference(X_B.translation - X_A.translation);
-        const double got = compute_signed_distance(c.a, X_A, b, X_B).distance;
+        const Shape tested_a = c.hulls >= 1 ? make_box_hull(c.a.half_extents) : c.a;
+        const Shape tested_b = c.hulls >= 2 ? make_box_hull(b.half_extents) : b;
+        const double got = compute_signed_distance(tested_a, X_A, tested_b, X_B).distance;
         const double error = std::abs(got - expected) / size;
         CAPTURE(got);
         CAPTURE(expected);
@@ -481,7 +535,8 @@ TEST_CASE(
                                   make_cone(0.15, 0.05, 0.2),
                                   make_cone(0.1, 0.0, 0.2),
                                   make_ellipsoid(Vec3(0.1, 0.2, 0.05)),
-                                  make_sphere(0.08)};
+                                  make_sphere(0.08),
+                                  make_irregular_hull()};
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     for (std::size_t j = i; j < shapes.size(); ++j) {
       const Shape& a = shapes[i];

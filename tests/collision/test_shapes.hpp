@@ -3,7 +3,11 @@
 // default (material, pose in the body, filters).
 #pragma once
 
+#include <memory>
 #include <random>
+#include <vector>
+
+#include "collision/convex_hull.hpp"
 
 #include "core/math.hpp"
 #include "core/model.hpp"
@@ -56,6 +60,25 @@ inline Shape make_ellipsoid(const Vec3& radii) {
   s.type = ShapeType::ellipsoid;
   s.radii = radii;
   return s;
+}
+
+// The convex hull of `points`, its frame at the hull's centroid (the points' frame shifted by
+// collision/convex_hull.hpp's centroid_input).
+inline Shape make_convex(const std::vector<Vec3>& points) {
+  Shape s;
+  s.type = ShapeType::convex;
+  s.hull = std::make_shared<const ConvexHull>(build_convex_hull(points).hull);
+  return s;
+}
+
+// The hull of a box's eight corners: the same solid as make_box(half_extents).
+inline Shape make_box_hull(const Vec3& h) {
+  std::vector<Vec3> corners;
+  for (int i = 0; i < 8; ++i) {
+    corners.emplace_back((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(),
+                         (i & 4) ? h.z() : -h.z());
+  }
+  return make_convex(corners);
 }
 
 // The half-space z <= 0 of its frame.

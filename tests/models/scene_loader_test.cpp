@@ -132,7 +132,22 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
       {"restitution: 0.5", "restitution: 1.5",
        "key 'contact_materials[0: Steel, Steel].restitution' = 1.5: must lie in [0, 1]"},
       {"type: sphere", "type: torus", "key 'bodies[1].shapes[0].type' = torus: must be one of"},
-      {"type: sphere", "type: convex", "shape type not supported yet"},
+      {"type: sphere, radius: 0.1", "type: convex, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]]",
+       "key 'bodies[1].shapes[0].vertices' = [[0, 0, 0], [1, 0, 0], [0, 1, 0]]: a convex hull "
+       "needs at least 4 non-coplanar vertices, got 3"},
+      {"type: sphere, radius: 0.1",
+       "type: convex, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]",
+       "key 'bodies[1].shapes[0].vertices' = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]: a "
+       "convex hull's vertices are flat"},
+      {"type: sphere, radius: 0.1", "type: convex",
+       "key 'bodies[1].shapes[0].vertices' (not given): a convex shape needs exactly one of "
+       "'vertices' and 'mesh'"},
+      {"type: sphere, radius: 0.1", "type: convex, mesh: nowhere.obj",
+       "key 'bodies[1].shapes[0].mesh' = nowhere.obj: mesh file 'nowhere.obj'"},
+      {"type: sphere, radius: 0.1",
+       "type: convex, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], smoothing_radius: "
+       "0.01",
+       "key 'bodies[1].shapes[0].smoothing_radius' = 0.01: applies to box, cylinder and cone"},
       {"type: sphere, radius: 0.1", "type: cylinder, radius: 0.1",
        "scene.yaml:11: key 'bodies[1].shapes[0].length' (not given): is required"},
       {"type: sphere, radius: 0.1", "type: cylinder, radius: 0.1, length: -1",
@@ -160,6 +175,32 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
     CAPTURE(message);
     CHECK(message.find(c.expected) != std::string::npos);
   }
+}
+
+TEST_CASE("scene loader: a convex hull's mass, centre of mass and frame at its centroid") {
+  // The tetrahedron (0, 0, 0), (a, 0, 0), (0, a, 0), (0, 0, a) with a = 0.3 m, given at shape
+  // position (0, 0, 0.2) in the body: volume a^3 / 6, centroid at a/4 on each axis (the mean
+  // of the corners), so the body's centre of mass is (a/4, a/4, 0.2 + a/4). An interior point
+  // is not a corner.
+  const std::string text = std::string(kBase).replace(
+      std::string(kBase).find("type: sphere, radius: 0.1"), 25,
+      "type: convex, vertices: [[0, 0, 0], [0.3, 0, 0], [0, 0.3, 0], [0, 0, 0.3], [0.05, 0.05, "
+      "0.05]], position: [0, 0, 0.2]");
+  const Model model = load_scene_text(text, "scene.yaml");
+  const Body& body = model.bodies[1];
+  const Shape& shape = model.shapes[body.shapes[0]];
+  const double a = 0.3, mass = 8000.0 * a * a * a / 6.0;
+  CHECK(shape.type == ShapeType::convex);
+  CHECK(shape.hull->vertices_S.size() == 4);
+  CHECK(body.mass == testing::relative(mass, 1e-12));
+  CHECK((body.p_BCom_B - Vec3(a / 4, a / 4, 0.2 + a / 4)).norm() < 1e-15);
+  CHECK((shape.X_BS.translation - Vec3(a / 4, a / 4, 0.2 + a / 4)).norm() < 1e-15);
+  // Second moments of the corner tetrahedron about the origin: int x^2 = m a^2 / 10 (Dirichlet
+  // integrals, 2! a^5 / 5! over volume a^3 / 6); about the centroid, less m (a/4)^2. So
+  // I_zz = 2 m (a^2/10 - a^2/16) = 3 m a^2 / 40, and I_xy = -(int xy - m a^2/16) with
+  // int xy = m a^2 / 20: I_xy = m a^2 / 80.
+  CHECK(body.inertia_com_B(2, 2) == testing::relative(3.0 * mass * a * a / 40.0, 1e-12));
+  CHECK(body.inertia_com_B(0, 1) == testing::relative(mass * a * a / 80.0, 1e-12));
 }
 
 TEST_CASE("scene loader: a body array copies the body on a jittered grid, the same on every run") {

@@ -7,7 +7,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
 #include <numbers>
+#include <sstream>
+#include <string>
 
 #include "test_support.hpp"
 
@@ -57,6 +60,34 @@ TEST_CASE("box on box: a tilted cube's lowest corner first touches at sqrt(2 h /
   const Mat3 R = model.bodies[model.find_body("cube")].q_WB.toRotationMatrix();
   const double reach = 0.05 * R.row(2).cwiseAbs().sum();
   testing::check_drop_and_bounce(model, 0.35 - 0.1 - reach, Vec3::UnitZ());
+}
+
+TEST_CASE("convex mesh on box: the gem's lowest vertex first touches at sqrt(2 h / g), normal up") {
+  // models/scenes/convex_mesh_on_box.yaml: the hull of meshes/gem.obj, read here from the file's
+  // own `v` lines (an icosahedron is symmetric about its centre, so the centroid is the origin),
+  // centre 0.4 m high, the slab's top at 0.1 m.
+  const Model model = load_scene_file("convex_mesh_on_box");
+  std::ifstream mesh(std::string(HYBRIDSIM_MODELS_DIR) + "/scenes/meshes/gem.obj");
+  REQUIRE(mesh.good());
+  const Mat3 R = model.bodies[model.find_body("gem")].q_WB.toRotationMatrix();
+  double reach = 0.0;
+  int vertices = 0;
+  for (std::string line; std::getline(mesh, line);) {
+    std::istringstream fields(line);
+    std::string tag;
+    Vec3 v;
+    if (fields >> tag && tag == "v" && fields >> v.x() >> v.y() >> v.z()) {
+      reach = std::max(reach, -(R * v).z());
+      ++vertices;
+    }
+  }
+  REQUIRE(vertices == 12);
+  // Its mass: an icosahedron of edge e has volume 5 (3 + sqrt 5) e^3 / 12, stretched by 1.25.
+  const double e = 0.08;
+  const double volume = 1.25 * 5.0 * (3.0 + std::sqrt(5.0)) * e * e * e / 12.0;
+  CHECK(model.bodies[model.find_body("gem")].mass ==
+        doctest::Approx(2700.0 * volume).epsilon(1e-12));
+  testing::check_drop_and_bounce(model, 0.4 - 0.1 - reach, Vec3::UnitZ());
 }
 
 TEST_CASE("colliding cylinders: crossed side surfaces first touch at sqrt(2 h / g), normal up") {

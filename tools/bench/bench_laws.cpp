@@ -4,9 +4,12 @@
 // with inputs that change every call.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
+#include "collision/convex_hull.hpp"
 #include "collision/signed_distance.hpp"
 #include "core/contact_law.hpp"
 
@@ -49,6 +52,23 @@ hybridsim::ContactLawParameters law_with(hybridsim::FrictionModel friction, bool
   return law;
 }
 
+// A convex hull of 12 vertices: a regular icosahedron (vertices (0, +-a, +-a phi) and their
+// cyclic permutations, a = 0.04 m), the catalog's gem mesh before its stretch.
+hybridsim::Shape make_gem() {
+  using namespace hybridsim;
+  std::vector<Vec3> icosahedron;
+  const double phi = 0.5 * (1.0 + std::sqrt(5.0));
+  for (const double a : {-0.04, 0.04}) {
+    for (const double b : {-0.04 * phi, 0.04 * phi}) {
+      icosahedron.insert(icosahedron.end(), {Vec3(0, a, b), Vec3(a, b, 0), Vec3(b, 0, a)});
+    }
+  }
+  Shape gem;
+  gem.type = ShapeType::convex;
+  gem.hull = std::make_shared<const ConvexHull>(build_convex_hull(icosahedron).hull);
+  return gem;
+}
+
 // The general convex narrowphase (GJK, MPR, refinement) on pairs without a closed form, in
 // three states: apart by more than the smaller shape (GJK alone), 1e-4 m apart and 1e-3 m into
 // each other (both refined). B sits on a tilted line from A's centre at the touching offset
@@ -68,6 +88,15 @@ void print_general_convex_costs() {
   ellipsoid.radii = Vec3(0.1, 0.06, 0.04);
   sphere.type = ShapeType::sphere;
   sphere.radius = 0.05;
+  // Convex hulls: of the box's corners (the same solid as `box`), and the gem.
+  Shape box_hull;
+  box_hull.type = ShapeType::convex;
+  std::vector<Vec3> corners;
+  for (int i = 0; i < 8; ++i) {
+    corners.emplace_back((i & 1) ? 0.1 : -0.1, (i & 2) ? 0.08 : -0.08, (i & 4) ? 0.05 : -0.05);
+  }
+  box_hull.hull = std::make_shared<const ConvexHull>(build_convex_hull(corners).hull);
+  const Shape gem = make_gem();
   struct Pair {
     const char* name;
     const Shape *a, *b;
@@ -81,7 +110,9 @@ void print_general_convex_costs() {
        {Pair{"box-box", &box, &box}, Pair{"box-capsule", &box, &capsule},
         Pair{"cylinder-sphere", &cylinder, &sphere}, Pair{"cylinder-box", &cylinder, &box},
         Pair{"ellipsoid-sphere", &ellipsoid, &sphere},
-        Pair{"ellipsoid-ellipsoid", &ellipsoid, &ellipsoid}}) {
+        Pair{"ellipsoid-ellipsoid", &ellipsoid, &ellipsoid}, Pair{"hull(box)-box", &box_hull, &box},
+        Pair{"hull(gem)-box", &gem, &box}, Pair{"hull(gem)-sphere", &gem, &sphere},
+        Pair{"hull(gem)-hull(gem)", &gem, &gem}}) {
     double low = 0.0, high = 2.0;
     for (int k = 0; k < 64; ++k) {
       const double mid = 0.5 * (low + high);
@@ -118,6 +149,8 @@ int main() {
   capsule.type = ShapeType::capsule;
   capsule.radius = 0.1;
   capsule.length = 0.3;
+  // The gem against the half-space: the exact vertex pair.
+  const Shape gem = make_gem();
   Pose ground;
   const Quat tilt(Eigen::AngleAxisd(0.1, Vec3(1, 1, 0).normalized()));
 
@@ -142,7 +175,8 @@ int main() {
                          Query{"narrowphase box-sphere", &box, &sphere},
                          Query{"narrowphase capsule-halfspace", &half, &capsule},
                          Query{"narrowphase capsule-sphere", &capsule, &sphere},
-                         Query{"narrowphase capsule-capsule", &capsule, &capsule}}) {
+                         Query{"narrowphase capsule-capsule", &capsule, &capsule},
+                         Query{"narrowphase hull(gem, 12 vertices)-halfspace", &half, &gem}}) {
     const double ns = median_ns([&](int i) {
       // Every output is used, so that none of the work can be optimised away.
       const SignedDistance d = compute_signed_distance(*q.a, ground, *q.b, poses[i & 1023]);

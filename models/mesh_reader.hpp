@@ -1,0 +1,16 @@
+// Mesh files for convex shapes: the tinyobjloader adapter, the only file that includes its header.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/math.hpp"
+
+namespace hybridsim {
+
+// The vertex positions of a Wavefront OBJ file (its `v` lines, m, faces ignored: a convex shape
+// is the hull of the points). Throws InputError naming the file when it cannot be read or parsed,
+// or holds no vertex.
+std::vector<Vec3> read_mesh_vertices(const std::string& path);
+
+}  // namespace hybridsim
