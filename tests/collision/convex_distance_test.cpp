@@ -591,6 +591,21 @@ TEST_CASE("convex narrowphase: coincident centres and exactly touching faces giv
   CHECK(std::isfinite(d.distance));
   CHECK(d.distance < -0.1);
   CHECK(d.n_AB_W.allFinite());
+  // The same for hulls: two equal box hulls at one pose (depth 0.2 along x), flush on each other
+  // and on a box, and a hull concentric with a sphere.
+  const Shape hull = make_box_hull(Vec3(0.1, 0.2, 0.3));
+  d = compute_signed_distance(hull, X, hull, X);
+  CHECK(d.distance == doctest::Approx(-0.2).epsilon(1e-12));
+  for (const Shape* below : {&hull, &box}) {
+    d = compute_signed_distance(*below, X, hull, above);
+    CHECK(std::abs(d.distance) < 1e-12);
+    CHECK((d.n_AB_W - Vec3::UnitZ()).norm() < 1e-9);
+    CHECK((d.p_A_W.allFinite() && d.p_B_W.allFinite()));
+  }
+  d = compute_signed_distance(make_sphere(0.05), X, make_irregular_hull(), X);
+  CHECK(std::isfinite(d.distance));
+  CHECK(d.distance < -0.05);
+  CHECK(d.n_AB_W.allFinite());
 }
 
 TEST_CASE("convex narrowphase: MPR reports a penetration direction and describes a failing pair") {

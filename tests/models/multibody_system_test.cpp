@@ -65,6 +65,21 @@ TEST_CASE("multibody system: the general convex narrowphase (GJK, MPR) allocates
             model, [&](VectorX& x) { x[cube.state_offset + 2] = 0.1 + reach - 1e-6; }) == 0);
 }
 
+TEST_CASE("multibody system: a convex hull on a box (hull support, restarts) allocates nothing") {
+  // convex_mesh_on_box: the gem's lowest corner 1e-6 m into the slab (the hull's frame is the
+  // body's, up to the centroid's rounding).
+  const Model model = load_scene_file("convex_mesh_on_box");
+  const Body& gem = model.bodies[model.find_body("gem")];
+  const Shape& hull = model.shapes[gem.shapes[0]];
+  const Mat3 R = gem.q_WB.toRotationMatrix();
+  double reach = 0.0;
+  for (const Vec3& v : hull.hull->vertices_S) {
+    reach = std::max(reach, -(R * (hull.X_BS.translation + v)).z());
+  }
+  CHECK(count_evaluation_allocations(
+            model, [&](VectorX& x) { x[gem.state_offset + 2] = 0.1 + reach - 1e-6; }) == 0);
+}
+
 TEST_CASE(
     "multibody system: rounded boxes face on face (cores, overlap centroid) allocate nothing") {
   // box_resting_flat: the rounded cube's face 1e-6 m into the rounded slab, so that every
