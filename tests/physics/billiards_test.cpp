@@ -1,4 +1,5 @@
-// Billiards break, 16 balls (models/scenes/billiards_16.yaml, Modia3D's Billard16Balls). The
+// Billiards breaks, 16 balls (models/scenes/billiards_16.yaml, Modia3D's Billard16Balls) and 4
+// balls (billiards_4.yaml, after Billard4Balls, the same table, cue ball and first rack rows). The
 // break is chaotic, so after the first impact the checks are invariants; before it the cue ball's
 // motion has a closed form:
 //  - sliding without spin at v0, friction mu g decelerates it while friction and the rolling
@@ -12,6 +13,7 @@
 
 #include <cmath>
 #include <map>
+#include <string>
 
 #include "test_support.hpp"
 
@@ -36,8 +38,10 @@ PathPoint cue_ball_path(double v0, double t) {
           at_roll.speed - deceleration * dt};
 }
 
-TEST_CASE("billiards 16 balls: the first impact as the cue ball's sliding and rolling predict") {
-  const Model model = load_scene_file("billiards_16");
+// The first ball-ball impact of a break scene (billiards_16, billiards_4): ball0 on ball3, at the
+// time and normal speed of the closed form above.
+void check_first_impact(const std::string& scene) {
+  const Model model = load_scene_file(scene);
   const auto run = testing::run_scene(model);
   REQUIRE(run->result.status == SimulationStatus::ok);
 
@@ -88,11 +92,21 @@ TEST_CASE("billiards 16 balls: the first impact as the cue ball's sliding and ro
         testing::relative(cue_ball_path(v0, t_contact).speed * direction.dot(n), 1e-4));
 }
 
-TEST_CASE("billiards 16 balls: energy, the cloth, the cushions and the event bookkeeping") {
-  const Model model = load_scene_file("billiards_16");
+TEST_CASE("billiards 16 balls: the first impact as the cue ball's sliding and rolling predict") {
+  check_first_impact("billiards_16");
+}
+
+TEST_CASE("billiards 4 balls: the first impact as the cue ball's sliding and rolling predict") {
+  check_first_impact("billiards_4");
+}
+
+// The invariants of a break scene after its first impact; `min_starts`: contact starts the break
+// makes at least (it reaches the cushions many times).
+void check_break_invariants(const std::string& scene, int min_starts) {
+  const Model model = load_scene_file(scene);
   const auto run = testing::run_scene(model);
   REQUIRE(run->result.status == SimulationStatus::ok);
-  CHECK(run->result.contact_starts > 40);  // the break reaches the cushions many times
+  CHECK(run->result.contact_starts > min_starts);
 
   // Energy (kinetic, gravitational, elastic) only falls: restitution below 1, friction and
   // rolling resistance dissipate, nothing drives. Allowed rise between outputs: 1e-6 of the
@@ -107,7 +121,7 @@ TEST_CASE("billiards 16 balls: energy, the cloth, the cushions and the event boo
     previous = energy;
   }
   // Over 5 s the balls hit the cushions (e = 0.75, each impact removes 44% of the normal kinetic
-  // energy) and each other dozens of times: at least half the cue ball's 0.89 J is gone.
+  // energy) and each other many times: at least half the cue ball's 0.89 J is gone.
   const Body& cue = model.bodies[model.find_body("ball0")];
   const double cue_kinetic = 0.5 * cue.mass * cue.v_WB_W.squaredNorm();
   CHECK(previous < initial - 0.5 * cue_kinetic);
@@ -133,6 +147,14 @@ TEST_CASE("billiards 16 balls: energy, the cloth, the cushions and the event boo
     count += record.kind == EventRecord::Kind::contact_start ? 1 : -1;
     CHECK((count == 0 || count == 1));
   }
+}
+
+TEST_CASE("billiards 16 balls: energy, the cloth, the cushions and the event bookkeeping") {
+  check_break_invariants("billiards_16", 40);
+}
+
+TEST_CASE("billiards 4 balls: energy, the cloth, the cushions and the event bookkeeping") {
+  check_break_invariants("billiards_4", 10);
 }
 
 TEST_CASE(
