@@ -171,7 +171,9 @@ BuiltConvexHull build_convex_hull(std::span<const Vec3> points) {
     hull.vertices_S.push_back(points[static_cast<std::size_t>(point)]);
   }
 
-  // Triangles oriented by their outward normal; distinct normals are the faces.
+  // Triangles oriented by their outward normal (qhull's, shared exactly by the triangles of a
+  // merged face, also by zero-area ones); distinct normals are the faces.
+  std::vector<Vec3> triangle_normals;
   facetT* facet = nullptr;
   FORALLfacets {
     std::array<int, 3> triangle{};
@@ -188,20 +190,20 @@ BuiltConvexHull build_convex_hull(std::span<const Vec3> points) {
     const Vec3& c = hull.vertices_S[triangle[2]];
     if ((b - a).cross(c - a).dot(normal) < 0.0) std::swap(triangle[1], triangle[2]);
     hull.triangles.push_back(triangle);
-    add_distinct(hull.face_normals_S, normal.normalized(), false);
+    triangle_normals.push_back(normal.normalized());
+    add_distinct(hull.face_normals_S, triangle_normals.back(), false);
   }
 
   // Real edges: those between triangles of different faces (not a face's diagonals).
   std::map<std::pair<int, int>, Vec3> first_normal_of_edge;
-  for (const auto& triangle : hull.triangles) {
-    const Vec3& a = hull.vertices_S[triangle[0]];
-    const Vec3 normal =
-        (hull.vertices_S[triangle[1]] - a).cross(hull.vertices_S[triangle[2]] - a).normalized();
+  for (std::size_t t = 0; t < hull.triangles.size(); ++t) {
+    const auto& triangle = hull.triangles[t];
+    const Vec3& normal = triangle_normals[t];
     for (int k = 0; k < 3; ++k) {
       const int i = triangle[k], j = triangle[(k + 1) % 3];
       const auto key = std::minmax(i, j);
       const auto [it, inserted] = first_normal_of_edge.try_emplace(key, normal);
-      if (!inserted && (it->second - normal).norm() > 1e-8) {
+      if (!inserted && (it->second - normal).norm() > kSameDirection) {
         add_distinct(hull.edge_directions_S, (hull.vertices_S[j] - hull.vertices_S[i]).normalized(),
                      true);
       }

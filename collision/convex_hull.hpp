@@ -26,8 +26,8 @@ BuiltConvexHull build_convex_hull(std::span<const Vec3> points);
 // projection, or the mean of the vertices that tie exactly (the middle of an edge or face).
 Vec3 compute_hull_support_point_S(const ConvexHull& hull, const Vec3& direction_S);
 
-// Volume (m^3) and inertia about the centroid per unit density (m^5, S axes) of the hull,
-// summed over the tetrahedra that its triangles span with the centroid.
+// Volume (m^3), first moment (m^4) and inertia per unit density (m^5, S axes) of the hull about
+// S's origin, summed over the tetrahedra that its triangles span with the origin.
 struct HullVolumeIntegrals {
   double volume = 0.0;
   Vec3 first_moment_S = Vec3::Zero();          // m^4, zero for a hull built here

@@ -320,7 +320,7 @@ Vec3 read_convex_hull(MapReader& reader, Shape& shape) {
     shape.contact_sphere_radius = 0.5 * shape.hull->thickness;
     shape.flat = true;
     return built.centroid_input;
-  } catch (const InputError& error) {
+  } catch (const std::exception& error) {  // refused points, or a qhull failure
     reader.fail(key, error.what());
   }
 }

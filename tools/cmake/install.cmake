@@ -36,7 +36,7 @@ install(FILES
 install(FILES models/scene_loader.hpp DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/models)
 install(PROGRAMS tools/plot_batch.py DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim)
 install(DIRECTORY models/scenes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim/scenes
-  FILES_MATCHING PATTERN "*.yaml")
+  FILES_MATCHING PATTERN "*.yaml" PATTERN "*.obj")
 
 install(EXPORT hybridsimTargets NAMESPACE hybridsim:: DESTINATION ${HYBRIDSIM_INSTALL_CMAKE})
 configure_package_config_file(tools/cmake/hybridsimConfig.cmake.in
