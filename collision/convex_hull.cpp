@@ -204,8 +204,9 @@ BuiltConvexHull build_convex_hull(std::span<const Vec3> points) {
       const auto key = std::minmax(i, j);
       const auto [it, inserted] = first_normal_of_edge.try_emplace(key, normal);
       if (!inserted && (it->second - normal).norm() > kSameDirection) {
-        add_distinct(hull.edge_directions_S, (hull.vertices_S[j] - hull.vertices_S[i]).normalized(),
-                     true);
+        const Vec3 direction = (hull.vertices_S[j] - hull.vertices_S[i]).normalized();
+        add_distinct(hull.edge_directions_S, direction, true);
+        hull.edges.push_back({direction, it->second, normal});
       }
     }
   }

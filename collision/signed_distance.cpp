@@ -465,10 +465,45 @@ void for_each_straight_edge_W(const PlacedConvex& placed, Visit&& visit) {
   }
 }
 
+// Two hulls: only the edge pairs that form a face of the Minkowski difference, whose arcs on the
+// Gauss map (from one adjacent face normal to the other) cross, A's arc with B's negated one: the
+// direction n from A to B then lies in A's edge's normal cone and -n in B's, which every other
+// pair lacks (Gregorius, "The Separating Axis Test between Convex Polyhedra", GDC 2013). This
+// keeps the candidates linear in the edge counts instead of their product; the tests on the
+// arcs themselves still visit every pair, at a few flops each. Worked in A's frame.
+template <class Visit>
+void for_each_hull_edge_axis_W(const PlacedConvex& a, const PlacedConvex& b, Visit&& visit) {
+  const Mat3& R_WA = a.X_WS->rotation;
+  const Mat3 R_AB = R_WA.transpose() * b.X_WS->rotation;
+  for (const ConvexHull::Edge& edge_b : b.shape->hull->edges) {
+    const Vec3 e_b = R_AB * edge_b.direction_S;
+    const Vec3 c = -(R_AB * edge_b.normal_1_S), d = -(R_AB * edge_b.normal_2_S);
+    const Vec3 d_cross_c = d.cross(c);
+    for (const ConvexHull::Edge& edge_a : a.shape->hull->edges) {
+      const Vec3& p = edge_a.normal_1_S;
+      const Vec3& q = edge_a.normal_2_S;
+      const Vec3 q_cross_p = q.cross(p);
+      const double cqp = c.dot(q_cross_p), dqp = d.dot(q_cross_p);
+      const double pdc = p.dot(d_cross_c), qdc = q.dot(d_cross_c);
+      if (!(cqp * dqp < 0.0 && pdc * qdc < 0.0 && cqp * qdc > 0.0)) continue;
+      Vec3 axis = edge_a.direction_S.cross(e_b);
+      const double length = axis.norm();
+      if (!(length > 1e-9)) continue;  // parallel edges: the face normals cover them
+      axis /= length;
+      if (axis.dot(p + q) < 0.0) axis = -axis;  // into A's edge's normal cone
+      visit(Vec3(R_WA * axis));
+    }
+  }
+}
+
 template <class Visit>
 void for_each_candidate_direction_W(const PlacedConvex& a, const PlacedConvex& b, Visit&& visit) {
   for_each_flat_face_normal_W(a, 1.0, visit);
   for_each_flat_face_normal_W(b, -1.0, visit);
+  if (a.shape->type == ShapeType::convex && b.shape->type == ShapeType::convex) {
+    for_each_hull_edge_axis_W(a, b, visit);
+    return;
+  }
   for_each_straight_edge_W(a, [&](const Vec3& edge_a) {
     for_each_straight_edge_W(b, [&](const Vec3& edge_b) {
       const Vec3 axis = edge_a.cross(edge_b);

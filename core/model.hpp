@@ -65,6 +65,14 @@ struct ConvexHull {
   std::vector<std::array<int, 3>> triangles;
   std::vector<Vec3> face_normals_S;     // unit outward normals of the distinct flat faces
   std::vector<Vec3> edge_directions_S;  // unit directions of the distinct edges (up to sign)
+  // Every edge with the outward normals of its two faces: its arc on the Gauss map, which tells
+  // which edge pairs of two hulls can meet (collision/signed_distance.cpp).
+  struct Edge {
+    Vec3 direction_S;  // unit, from one end to the other
+    Vec3 normal_1_S;   // unit outward normal of one adjacent face
+    Vec3 normal_2_S;   // unit outward normal of the other
+  };
+  std::vector<Edge> edges;
   double thickness = 0.0;        // m, the smallest width (over face normals and edge-edge axes)
   double bounding_radius = 0.0;  // m, the largest distance of a vertex from S's origin
 };

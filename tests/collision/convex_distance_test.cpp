@@ -48,13 +48,13 @@ double size_of(const Shape& a, const Shape& b) {
   return std::min(compute_bounding_radius(a), compute_bounding_radius(b));
 }
 
-// An irregular convex polyhedron: the hull of 40 points drawn in a 0.1 x 0.15 x 0.08 m box
-// (about 20 of them corners), the same on every run.
-Shape make_irregular_hull() {
-  std::mt19937 random(21);
+// An irregular convex polyhedron: the hull of `count` points drawn in a 0.1 x 0.15 x 0.08 m box
+// (about half of 40 of them corners), the same on every run for a seed.
+Shape make_irregular_hull(unsigned seed = 21, int count = 40) {
+  std::mt19937 random(seed);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::vector<Vec3> points;
-  for (int i = 0; i < 40; ++i)
+  for (int i = 0; i < count; ++i)
     points.emplace_back(0.1 * unit(random), 0.15 * unit(random), 0.08 * unit(random));
   return make_convex(points);
 }
@@ -213,6 +213,58 @@ double point_polyhedron_signed_distance(const ConvexHull& hull, const Vec3& p) {
     nearest = std::min(nearest, point_triangle_distance(p, a, b, c));
   }
   return deepest_plane > 0.0 ? nearest : deepest_plane;
+}
+
+// Signed distance of two convex polyhedra at poses X_A, X_B by brute force over their triangles:
+// overlapping, the separating-axis theorem (the largest separation over every face normal and
+// every cross product of two triangle sides, diagonals included: extra axes never separate more
+// than the optimum); apart, the nearest features (corner-triangle both ways, side-side).
+double polyhedra_signed_distance(const ConvexHull& a, const Pose& X_A, const ConvexHull& b,
+                                 const Pose& X_B) {
+  std::vector<Vec3> va, vb;
+  for (const Vec3& v : a.vertices_S) va.push_back(X_A.transform_point(v));
+  for (const Vec3& v : b.vertices_S) vb.push_back(X_B.transform_point(v));
+  const auto separation = [&](const Vec3& n) {
+    double reach_a = -kInfinity, reach_b = kInfinity;
+    for (const Vec3& v : va) reach_a = std::max(reach_a, n.dot(v));
+    for (const Vec3& v : vb) reach_b = std::min(reach_b, n.dot(v));
+    return reach_b - reach_a;
+  };
+  std::vector<std::pair<Vec3, Vec3>> sides_a, sides_b;
+  std::vector<Vec3> normals;
+  for (const auto& [hull, vertices, sides] :
+       {std::tuple{&a, &va, &sides_a}, std::tuple{&b, &vb, &sides_b}}) {
+    for (const auto& t : hull->triangles) {
+      const Vec3 &p = (*vertices)[t[0]], &q = (*vertices)[t[1]], &r = (*vertices)[t[2]];
+      normals.push_back((q - p).cross(r - p).normalized());
+      sides->insert(sides->end(), {{p, q}, {q, r}, {r, p}});
+    }
+  }
+  double best = -kInfinity;
+  for (const Vec3& n : normals) best = std::max({best, separation(n), separation(-n)});
+  for (const auto& [p0, p1] : sides_a) {
+    for (const auto& [q0, q1] : sides_b) {
+      const Vec3 axis = (p1 - p0).cross(q1 - q0);
+      if (axis.norm() < 1e-12) continue;
+      best = std::max({best, separation(axis.normalized()), separation(-axis.normalized())});
+    }
+  }
+  if (best < 0.0) return best;
+  double nearest = kInfinity;
+  for (const auto& [vertices, hull, pose] : {std::tuple{&va, &b, &vb}, std::tuple{&vb, &a, &va}}) {
+    for (const Vec3& v : *vertices) {
+      for (const auto& t : hull->triangles) {
+        nearest = std::min(nearest,
+                           point_triangle_distance(v, (*pose)[t[0]], (*pose)[t[1]], (*pose)[t[2]]));
+      }
+    }
+  }
+  for (const auto& [p0, p1] : sides_a) {
+    for (const auto& [q0, q1] : sides_b) {
+      nearest = std::min(nearest, segment_segment_distance(p0, p1, q0, q1));
+    }
+  }
+  return nearest;
 }
 
 // Signed distance of a point (world) to a round or flat shape, for the sphere pairs.
@@ -438,6 +490,48 @@ TEST_CASE("convex narrowphase: accuracy against penetration depth, from 1e-6 to 
     }
   }
   MESSAGE("worst error / size against depth\n" << table);
+}
+
+TEST_CASE(
+    "convex narrowphase: two irregular hulls equal the brute-force separating axes and nearest "
+    "features") {
+  // Two hulls of 14 random points each (about 10 corners, 20 edges), so that the edge-edge axes
+  // that the Gauss map keeps (collision/signed_distance.cpp) decide deep and edge-on contacts;
+  // the reference tries every axis and every feature pair. 200 lines within 1% of touching,
+  // 100 from 1% to 30% deep. Measured worst error: see the message; 1e-9 of the size as above.
+  std::mt19937 random(23);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  double worst = 0.0;
+  int penetrating = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Shape a = make_irregular_hull(100 + 2 * trial, 14);
+    const Shape b = make_irregular_hull(101 + 2 * trial, 14);
+    const Pose X_A{random_rotation(random), Vec3(0.3, -0.1, 1.2)};
+    Pose X_B{random_rotation(random), Vec3::Zero()};
+    const Vec3 u = random_unit(random);
+    const double size = size_of(a, b);
+    const auto reference = [&](const Vec3& offset) {
+      return polyhedra_signed_distance(*a.hull, X_A, *b.hull,
+                                       Pose{X_B.rotation, X_A.translation + offset});
+    };
+    const double touching = touching_offset(reference, u, 2.0);
+    const double depth =
+        trial < 200 ? size * 0.02 * (unit(random) - 0.5) : -size * (0.01 + 0.29 * unit(random));
+    X_B.translation = X_A.translation + std::max(0.0, touching + depth) * u;
+    const double expected = reference(X_B.translation - X_A.translation);
+    const SignedDistance d = compute_signed_distance(a, X_A, b, X_B);
+    CAPTURE(trial);
+    CAPTURE(expected);
+    const std::string described =
+        describe_convex_pair(PlacedConvex{&a, &X_A}, PlacedConvex{&b, &X_B});
+    CAPTURE(described);
+    CHECK(std::abs(d.distance - expected) <= kAccuracy * size);
+    worst = std::max(worst, std::abs(d.distance - expected) / size);
+    penetrating += expected < 0.0;
+  }
+  MESSAGE("irregular hull-hull: largest error " << worst << " of the size; " << penetrating
+                                                << " of 300 penetrating");
+  CHECK(penetrating > 150);
 }
 
 TEST_CASE("convex narrowphase: the general path equals the closed-form pairs") {

@@ -74,7 +74,7 @@ TEST_CASE("multibody system: a convex hull on a box (hull support, restarts) all
   const Mat3 R = gem.q_WB.toRotationMatrix();
   double reach = 0.0;
   for (const Vec3& v : hull.hull->vertices_S) {
-    reach = std::max(reach, -(R * (hull.X_BS.translation + v)).z());
+    reach = std::max(reach, -(R * hull.X_BS.transform_point(v)).z());
   }
   CHECK(count_evaluation_allocations(
             model, [&](VectorX& x) { x[gem.state_offset + 2] = 0.1 + reach - 1e-6; }) == 0);

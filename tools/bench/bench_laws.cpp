@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <numbers>
 #include <vector>
 
 #include "collision/convex_hull.hpp"
@@ -69,6 +70,24 @@ hybridsim::Shape make_gem() {
   return gem;
 }
 
+// A convex hull of 200 corners: points spread evenly on a sphere of radius 0.05 m (a golden-angle
+// spiral), the size of a decimated scanned mesh.
+hybridsim::Shape make_round_hull() {
+  using namespace hybridsim;
+  std::vector<Vec3> points;
+  const int count = 200;
+  const double golden_angle = std::numbers::pi * (3.0 - std::sqrt(5.0));
+  for (int i = 0; i < count; ++i) {
+    const double z = 1.0 - (2.0 * i + 1.0) / count, rho = std::sqrt(1.0 - z * z);
+    points.emplace_back(0.05 * rho * std::cos(golden_angle * i),
+                        0.05 * rho * std::sin(golden_angle * i), 0.05 * z);
+  }
+  Shape hull;
+  hull.type = ShapeType::convex;
+  hull.hull = std::make_shared<const ConvexHull>(build_convex_hull(points).hull);
+  return hull;
+}
+
 // The general convex narrowphase (GJK, MPR, refinement) on pairs without a closed form, in
 // three states: apart by more than the smaller shape (GJK alone), 1e-4 m apart and 1e-3 m into
 // each other (both refined). B sits on a tilted line from A's centre at the touching offset
@@ -97,9 +116,11 @@ void print_general_convex_costs() {
   }
   box_hull.hull = std::make_shared<const ConvexHull>(build_convex_hull(corners).hull);
   const Shape gem = make_gem();
+  const Shape round_hull = make_round_hull();
   struct Pair {
     const char* name;
     const Shape *a, *b;
+    int calls = kConvexCalls;  // per round
   };
   const Mat3 R_WB = Quat(Eigen::AngleAxisd(0.3, Vec3(1, 2, 0).normalized())).toRotationMatrix();
   const Vec3 line = Vec3(0.2, 0.3, 1.0).normalized();
@@ -112,7 +133,8 @@ void print_general_convex_costs() {
         Pair{"ellipsoid-sphere", &ellipsoid, &sphere},
         Pair{"ellipsoid-ellipsoid", &ellipsoid, &ellipsoid}, Pair{"hull(box)-box", &box_hull, &box},
         Pair{"hull(gem)-box", &gem, &box}, Pair{"hull(gem)-sphere", &gem, &sphere},
-        Pair{"hull(gem)-hull(gem)", &gem, &gem}}) {
+        Pair{"hull(gem)-hull(gem)", &gem, &gem},
+        Pair{"hull(200 corners)-hull(200 corners)", &round_hull, &round_hull, 200}}) {
     double low = 0.0, high = 2.0;
     for (int k = 0; k < 64; ++k) {
       const double mid = 0.5 * (low + high);
@@ -128,7 +150,7 @@ void print_general_convex_costs() {
                        const SignedDistance d = compute_signed_distance(*p.a, X_WA, *p.b, X_WB);
                        return d.distance + d.n_AB_W.sum() + d.p_A_W.sum() + d.p_B_W.sum();
                      },
-                     kConvexCalls);
+                     p.calls);
       std::printf(" %10.2f", us);
     }
     std::printf("\n");
