@@ -76,8 +76,12 @@ inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& int
   options.integrator.atol =
       model.simulation.atol.value_or(default_absolute_tolerance(model.simulation.rtol));
   options.integrator.max_step = model.simulation.max_step;
-  options.integrator.table = model.simulation.table;
-  options.integrator.linear_solver = model.simulation.linear_solver;
+  // The scene's table and linear solver belong to its integrator (as make_simulation_options).
+  const bool scene_integrator = integrator.empty() || integrator == model.simulation.integrator;
+  if (scene_integrator) {
+    options.integrator.table = model.simulation.table;
+    options.integrator.linear_solver = model.simulation.linear_solver;
+  }
   options.integrator.step_size = model.simulation.step_size;
   options.max_events_per_second = model.contact.max_events_per_second;
   auto integ = make_integrator(integrator.empty() ? model.simulation.integrator : integrator);
