@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/math.hpp"
@@ -120,6 +121,18 @@ class HybridSystem {
   // state in one group (a dense Jacobian).
   virtual void state_coupling(std::span<int> group_of_state) const {
     std::fill(group_of_state.begin(), group_of_state.end(), 0);
+  }
+
+  // A finer sparsity than state_coupling's groups, for large systems where interactions chain
+  // (a pile: every sphere touches a few others, and the chain spans the pile). Writes a block id
+  // per state (block_of_state has state_size() entries) such that the derivatives of a block
+  // depend only on the states of that block and of the blocks paired with it in coupled_blocks
+  // (pairs of block ids, either order, no self pairs needed). Valid over the same interval as
+  // state_coupling. The default: state_coupling's groups as blocks, no pairs.
+  virtual void state_blocks(std::span<int> block_of_state,
+                            std::vector<std::pair<int, int>>& coupled_blocks) const {
+    state_coupling(block_of_state);
+    coupled_blocks.clear();
   }
 
   // Number of right-hand-side evaluations since construction.

@@ -1,12 +1,14 @@
-// A block-diagonal Jacobian sparsity from the coupling groups of a HybridSystem, and its
-// difference-quotient evaluation with one right-hand side per colour.
+// A block-sparse Jacobian sparsity from the blocks of a HybridSystem and the pairs of blocks that
+// interact, and its difference-quotient evaluation with few right-hand sides.
 //
-// States of different groups do not influence each other's derivatives (HybridSystem::
-// state_coupling), so after a permutation the Jacobian is block diagonal with one dense block per
-// group. Two columns of different groups never share a nonzero row, so they can be perturbed
-// together: colour g perturbs the g-th state of every group at once, and the Jacobian takes as
-// many right-hand sides as the largest group has states (13 for free rigid bodies that touch only
-// fixed ones, whatever their number) instead of one per state.
+// HybridSystem::state_blocks puts the states in blocks (a free body, or bodies jointed together)
+// whose derivatives depend on their own block and on the blocks paired with it (a contact). The
+// Jacobian then has a dense sub-block for each block and each coupled pair. Two columns can be
+// perturbed in one right-hand side when no row depends on both: their blocks are neither paired
+// nor paired with a common third (a distance-2 colouring of the block graph, greedy). Colour c
+// then perturbs the k-th state of every block of colour c at once, and a Jacobian takes
+// (largest block) x (colours) right-hand sides: 13 for free bodies that touch only fixed ones,
+// a few times 13 for a pile where each body touches a few others, whatever the number of bodies.
 //
 // Independent of SUNDIALS: the pattern is written as compressed sparse columns into the caller's
 // arrays, and the right-hand side is a callable.
@@ -16,22 +18,29 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace hybridsim {
 
 class BlockJacobian {
  public:
-  // Groups of the states from a group id per state (any integers). Returns true if the grouping
-  // differs from the one before (the pattern, and a sparse factorisation's analysis, change).
-  bool assign_groups(std::span<const int> group_of_state);
+  // Blocks of the states from a block id per state (any integers), and the pairs of block ids
+  // that are coupled (either order; repeats and self pairs allowed). Returns true if the pattern
+  // differs from the one before (a sparse factorisation's analysis must be redone).
+  bool assign_blocks(std::span<const int> block_of_state,
+                     std::span<const std::pair<int, int>> coupled_blocks);
+  // Blocks without coupling: a block-diagonal Jacobian.
+  bool assign_groups(std::span<const int> group_of_state) {
+    return assign_blocks(group_of_state, {});
+  }
 
-  int state_count() const { return static_cast<int>(group_index_.size()); }
-  int group_count() const { return static_cast<int>(group_states_.size()); }
-  // Structural nonzeros: the sum of the squared group sizes.
+  int state_count() const { return static_cast<int>(block_index_.size()); }
+  int block_count() const { return static_cast<int>(block_states_.size()); }
+  // Structural nonzeros: per block, its size times the states of it and its neighbours.
   std::int64_t nonzero_count() const { return nonzero_count_; }
-  // Right-hand sides per Jacobian: the size of the largest group.
-  int colour_count() const { return colour_count_; }
+  // Right-hand sides per Jacobian.
+  int colour_count() const { return static_cast<int>(colour_columns_.size()); }
 
   // Writes the compressed-sparse-column pattern: column_starts (state_count() + 1 entries) and
   // row_indices (nonzero_count() entries), rows ascending in each column. Index is the caller's
@@ -51,15 +60,15 @@ class BlockJacobian {
               double* f_perturbed, double* values, Rhs&& rhs);
 
  private:
-  // Per colour: the columns it perturbs (one per group with enough states).
+  // Per right-hand side: the columns it perturbs (no two of them share a row).
   std::vector<std::vector<int>> colour_columns_;
-  std::vector<std::vector<int>> group_states_;  // per group: its states, ascending
-  std::vector<int> group_index_;                // per state: its group (canonical numbering)
+  std::vector<std::vector<int>> block_states_;  // per block: its states, ascending
+  std::vector<std::vector<int>> block_rows_;    // per block: the rows of its columns, ascending
+  std::vector<int> block_index_;                // per state: its block (canonical numbering)
   std::vector<std::int64_t> column_start_;      // per state + 1: first value of its column
   std::vector<double> increment_;               // per state, scratch of compute()
   std::vector<double> saved_state_;             // per state, scratch of compute()
   std::int64_t nonzero_count_ = 0;
-  int colour_count_ = 0;
 };
 
 template <typename Index>
@@ -68,7 +77,7 @@ void BlockJacobian::write_pattern(Index* column_starts, Index* row_indices) cons
   for (int column = 0; column < n; ++column) {
     column_starts[column] = static_cast<Index>(column_start_[column]);
     Index* rows = row_indices + column_start_[column];
-    for (int row : group_states_[group_index_[column]]) *rows++ = static_cast<Index>(row);
+    for (int row : block_rows_[block_index_[column]]) *rows++ = static_cast<Index>(row);
   }
   column_starts[n] = static_cast<Index>(nonzero_count_);
 }
@@ -87,7 +96,7 @@ int BlockJacobian::compute(double t, double h, double* y, const double* fy, cons
       fy_norm != 0.0 ? kMinIncrementFactor * std::abs(h) * kUnitRoundoff * n * fy_norm : 1.0;
 
   for (const std::vector<int>& columns : colour_columns_) {
-    // Perturb one state of every group, evaluate once, restore.
+    // Perturb columns that share no row, evaluate once, restore.
     for (int j : columns) {
       saved_state_[j] = y[j];
       const double wanted = std::max(sqrt_roundoff * std::abs(y[j]), min_increment / weight[j]);
@@ -98,11 +107,11 @@ int BlockJacobian::compute(double t, double h, double* y, const double* fy, cons
     for (int j : columns) y[j] = saved_state_[j];
     if (flag != 0) return flag;
 
-    // Column j's rows are the states of j's group.
+    // Column j's rows are the states of j's block and of the blocks coupled to it.
     for (int j : columns) {
       const double inverse = 1.0 / increment_[j];
       double* column = values + column_start_[j];
-      for (int row : group_states_[group_index_[j]]) {
+      for (int row : block_rows_[block_index_[j]]) {
         *column++ = (f_perturbed[row] - fy[row]) * inverse;
       }
     }

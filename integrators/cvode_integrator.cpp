@@ -34,11 +34,12 @@ struct CvodeIntegrator::Solver {
   std::exception_ptr callback_exception;
   std::string last_message;
 
-  // linear_solver "klu": the sparsity of the system's coupling groups, the error weights for the
-  // difference quotients, and the right-hand sides those took in this segment.
+  // linear_solver "klu": the sparsity of the system's blocks and their couplings, the error
+  // weights for the difference quotients, and the right-hand sides those took in this segment.
   bool sparse = false;
   BlockJacobian jacobian;
-  std::vector<int> group_of_state;
+  std::vector<int> block_of_state;
+  std::vector<std::pair<int, int>> coupled_blocks;
   N_Vector error_weights = nullptr;
   long jacobian_rhs_evals = 0;
 
@@ -118,12 +119,12 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
 
   if (method_ == Method::bdf && settings.linear_solver == "klu") {
     // Newton iteration with the KLU sparse direct solver on the block pattern of the system's
-    // coupling groups, rebuilt at every restart (the contact set may have changed).
+    // blocks and their couplings, rebuilt at every restart (the contact set may have changed).
     s.sparse = true;
     s.error_weights = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
-    s.group_of_state.assign(static_cast<std::size_t>(n), 0);
-    system.state_coupling(s.group_of_state);
-    s.jacobian.assign_groups(s.group_of_state);
+    s.block_of_state.assign(static_cast<std::size_t>(n), 0);
+    system.state_blocks(s.block_of_state, s.coupled_blocks);
+    s.jacobian.assign_blocks(s.block_of_state, s.coupled_blocks);
     s.matrix = check_pointer(SUNSparseMatrix(n, n, s.jacobian.nonzero_count(), CSC_MAT, s.context),
                              "SUNSparseMatrix");
     s.linear_solver = check_pointer(SUNLinSol_KLU(s.y, s.matrix, s.context), "SUNLinSol_KLU");
@@ -172,8 +173,8 @@ void CvodeIntegrator::update_sparsity() {
   // A new pattern needs room for its nonzeros and a new symbolic analysis by KLU; the same
   // pattern keeps both (KLU refactors with the analysis it has).
   Solver& s = *solver_;
-  s.system->state_coupling(s.group_of_state);
-  if (!s.jacobian.assign_groups(s.group_of_state)) return;
+  s.system->state_blocks(s.block_of_state, s.coupled_blocks);
+  if (!s.jacobian.assign_blocks(s.block_of_state, s.coupled_blocks)) return;
   const auto nonzeros = static_cast<sunindextype>(s.jacobian.nonzero_count());
   if (SM_NNZ_S(s.matrix) < nonzeros) {
     check_flag(SUNSparseMatrix_Reallocate(s.matrix, nonzeros), "SUNSparseMatrix_Reallocate");

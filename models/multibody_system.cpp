@@ -345,6 +345,32 @@ void MultibodySystem::state_coupling(std::span<int> group_of_state) const {
   }
 }
 
+void MultibodySystem::state_blocks(std::span<int> block_of_state,
+                                   std::vector<std::pair<int, int>>& coupled_blocks) const {
+  std::vector<int> root(model_.bodies.size());
+  std::iota(root.begin(), root.end(), 0);
+  auto find = [&root](int body) {
+    while (root[body] != body) body = root[body] = root[root[body]];
+    return body;
+  };
+  for (const Joint& joint : model_.joints) {
+    if (model_.bodies[joint.parent].fixed || model_.bodies[joint.child].fixed) continue;
+    root[find(joint.parent)] = find(joint.child);
+  }
+  for (int body : free_bodies_) {
+    const int offset = model_.bodies[body].state_offset;
+    std::fill_n(block_of_state.begin() + offset, kFreeBodyStateSize, find(body));
+  }
+  coupled_blocks.clear();
+  for (const auto& [id, pair] : contacts_.contacts()) {
+    const int body_a = model_.shapes[pair.shape_a].body;
+    const int body_b = model_.shapes[pair.shape_b].body;
+    if (model_.bodies[body_a].fixed || model_.bodies[body_b].fixed) continue;
+    const int block_a = find(body_a), block_b = find(body_b);
+    if (block_a != block_b) coupled_blocks.emplace_back(block_a, block_b);
+  }
+}
+
 double MultibodySystem::max_step_hint(double /*t*/, ConstVectorRef x) const {
   // A step must not carry a body through the thinnest collision shape unseen (design.md §4):
   // with speed bound v + g h over the step, travel v h + g h^2 <= L gives the bound on h, with

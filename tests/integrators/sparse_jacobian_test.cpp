@@ -2,13 +2,18 @@
 // difference quotients, and runs that agree with the dense solver for fewer right-hand sides.
 //  - BlockJacobian on a linear f = A y with block-diagonal A: the difference quotient of a linear
 //    function is exact up to round-off, so the values equal A's entries.
+//  - BlockJacobian with coupled blocks (a chain and a star): distance-2 colours, exact values.
+//  - MultibodySystem::state_blocks is honest the same way: a state moves only its block's and
+//    its coupled blocks' derivatives.
 //  - MultibodySystem::state_coupling must be honest: perturbing a state changes no derivative
 //    outside its group, bit for bit (other bodies' computations never read that state).
 //  - A rain of spheres on a plate: each first contact at sqrt(2h/g); klu and dense give the same
 //    events, and klu's Jacobian takes 13 right-hand sides (one body) where dense takes 13 N.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "integrators/block_jacobian.hpp"
@@ -17,13 +22,47 @@
 namespace hybridsim {
 namespace {
 
+// The difference-quotient Jacobian of the linear f = A y at y = linspace(-2, 3), unpacked from
+// its compressed columns (checking that rows ascend and that y is restored bit for bit); `calls`
+// counts the right-hand sides it took.
+Eigen::MatrixXd quotient_of_linear(BlockJacobian& jacobian, const Eigen::MatrixXd& A, int& calls) {
+  const auto n = static_cast<int>(A.rows());
+  Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(n, -2.0, 3.0);
+  const Eigen::VectorXd y_saved = y;
+  const Eigen::VectorXd fy = A * y;
+  const Eigen::VectorXd weight = Eigen::VectorXd::Constant(n, 1e6);
+  Eigen::VectorXd f_perturbed(n);
+  std::vector<double> values(static_cast<std::size_t>(jacobian.nonzero_count()));
+  calls = 0;
+  auto rhs = [&](double, const double* state, double* derivative) {
+    ++calls;
+    Eigen::Map<Eigen::VectorXd>(derivative, n) = A * Eigen::Map<const Eigen::VectorXd>(state, n);
+    return 0;
+  };
+  REQUIRE(jacobian.compute(0.0, 1e-3, y.data(), fy.data(), weight.data(), f_perturbed.data(),
+                           values.data(), rhs) == 0);
+  CHECK(y == y_saved);
+  std::vector<long> starts(static_cast<std::size_t>(n) + 1);
+  std::vector<long> rows(static_cast<std::size_t>(jacobian.nonzero_count()));
+  jacobian.write_pattern(starts.data(), rows.data());
+  CHECK(starts[n] == jacobian.nonzero_count());
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(n, n);
+  for (int j = 0; j < n; ++j) {
+    for (long k = starts[j]; k < starts[j + 1]; ++k) {
+      if (k > starts[j]) CHECK(rows[k] > rows[k - 1]);
+      J(rows[k], j) = values[k];
+    }
+  }
+  return J;
+}
+
 TEST_CASE("block jacobian: pattern and values of a block-diagonal linear function") {
   // Groups given by arbitrary ids, interleaved: states {0, 3, 5}, {1, 4}, {2}, {6, 7, 8, 9}.
   const std::vector<int> ids = {7, -2, 40, 7, -2, 7, 11, 11, 11, 11};
   const int n = static_cast<int>(ids.size());
   BlockJacobian jacobian;
   REQUIRE(jacobian.assign_groups(ids));
-  CHECK(jacobian.group_count() == 4);
+  CHECK(jacobian.block_count() == 4);
   CHECK(jacobian.nonzero_count() == 9 + 4 + 1 + 16);
   CHECK(jacobian.colour_count() == 4);
   // The same partition under other ids is no change (a sparse analysis can be kept).
@@ -36,37 +75,70 @@ TEST_CASE("block jacobian: pattern and values of a block-diagonal linear functio
       if (ids[i] == ids[j]) A(i, j) = 1.0 + 0.37 * i - 0.71 * j + 0.05 * i * j;
     }
   }
-  Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(n, -2.0, 3.0);
-  const Eigen::VectorXd y_saved = y;
-  const Eigen::VectorXd fy = A * y;
-  const Eigen::VectorXd weight = Eigen::VectorXd::Constant(n, 1e6);
-  Eigen::VectorXd f_perturbed(n);
-  std::vector<double> values(static_cast<std::size_t>(jacobian.nonzero_count()));
+  // The quotient's round-off is about u |f| / increment with increment sqrt(u) |y_j| (or more):
+  // 1e-7 relative to |A| ~ 10 bounds it.
   int calls = 0;
-  auto rhs = [&](double, const double* state, double* derivative) {
-    ++calls;
-    Eigen::Map<Eigen::VectorXd>(derivative, n) = A * Eigen::Map<const Eigen::VectorXd>(state, n);
-    return 0;
-  };
-  REQUIRE(jacobian.compute(0.0, 1e-3, y.data(), fy.data(), weight.data(), f_perturbed.data(),
-                           values.data(), rhs) == 0);
+  const Eigen::MatrixXd J = quotient_of_linear(jacobian, A, calls);
   CHECK(calls == jacobian.colour_count());
-  CHECK(y == y_saved);  // restored bit for bit
+  CHECK((J - A).cwiseAbs().maxCoeff() < 1e-6);
+}
 
-  // Unpack the compressed columns and compare. The quotient's round-off is about
-  // u |f| / increment with increment sqrt(u) |y_j| (or more): 1e-7 relative to |A| ~ 10 bounds it.
-  std::vector<long> starts(static_cast<std::size_t>(n) + 1);
-  std::vector<long> rows(static_cast<std::size_t>(jacobian.nonzero_count()));
-  jacobian.write_pattern(starts.data(), rows.data());
-  CHECK(starts[n] == jacobian.nonzero_count());
-  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(n, n);
-  for (int j = 0; j < n; ++j) {
-    for (long k = starts[j]; k < starts[j + 1]; ++k) {
-      if (k > starts[j]) CHECK(rows[k] > rows[k - 1]);
-      J(rows[k], j) = values[k];
+TEST_CASE("block jacobian: coupled blocks, distance-2 colours, exact values of a linear function") {
+  // A chain of 40 blocks of 3 states (b couples to b + 1) plus a star: block 40 coupled to
+  // blocks 0, 10, 20, 30. Grouping them (what state_coupling gives) would make one dense block
+  // of 123 states; the coupled blocks keep the pattern sparse and the colours few.
+  constexpr int kBlocks = 41, kSize = 3, n = kBlocks * kSize;
+  std::vector<int> ids(n);
+  for (int i = 0; i < n; ++i) ids[i] = 100 + i / kSize;
+  std::vector<std::pair<int, int>> pairs;
+  for (int b = 0; b + 1 < 40; ++b) pairs.emplace_back(100 + b + 1, 100 + b);  // either order
+  for (int b : {0, 10, 20, 30}) pairs.emplace_back(140, 100 + b);
+  pairs.emplace_back(105, 105);  // a self pair and a repeat change nothing
+  pairs.emplace_back(100, 101);
+  BlockJacobian jacobian;
+  REQUIRE(jacobian.assign_blocks(ids, pairs));
+  CHECK(jacobian.block_count() == kBlocks);
+  CHECK_FALSE(jacobian.assign_blocks(ids, pairs));
+  // Nonzeros: each block's columns hold its own and its neighbours' states (3 x 3 per coupling).
+  std::int64_t expected_nonzeros = 0;
+  std::vector<std::vector<int>> neighbours(kBlocks);
+  for (int b = 0; b < kBlocks; ++b) neighbours[b].push_back(b);
+  for (int b = 0; b + 1 < 40; ++b) {
+    neighbours[b].push_back(b + 1);
+    neighbours[b + 1].push_back(b);
+  }
+  for (int b : {0, 10, 20, 30}) {
+    neighbours[40].push_back(b);
+    neighbours[b].push_back(40);
+  }
+  for (const auto& list : neighbours) expected_nonzeros += kSize * kSize * list.size();
+  CHECK(jacobian.nonzero_count() == expected_nonzeros);
+  // The star's centre has 4 neighbours, and the chain blocks next to a star point see 4 blocks
+  // within two couplings: a few colours of 3 right-hand sides, not one per state.
+  CHECK(jacobian.colour_count() <= 3 * 7);
+
+  // A with entries exactly on the coupled blocks, all distinct; its difference quotient is exact
+  // up to round-off, so any two columns wrongly perturbed together would show.
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  for (int b = 0; b < kBlocks; ++b) {
+    for (int c : neighbours[b]) {
+      for (int i = 0; i < kSize; ++i) {
+        for (int j = 0; j < kSize; ++j) {
+          const int row = c * kSize + i, column = b * kSize + j;
+          A(row, column) = 1.0 + 0.013 * row - 0.027 * column + 0.001 * row * column;
+        }
+      }
     }
   }
-  CHECK((J - A).cwiseAbs().maxCoeff() < 1e-6);
+  int calls = 0;
+  const Eigen::MatrixXd J = quotient_of_linear(jacobian, A, calls);
+  CHECK(calls == jacobian.colour_count());
+  // Round-off of the quotient as above: 1e-7 relative to entries up to ~20.
+  CHECK((J - A).cwiseAbs().maxCoeff() < 1e-5);
+  // Without the star, a chain needs three colours (b, b + 1 and b + 2 see each other).
+  pairs.resize(39);
+  REQUIRE(jacobian.assign_blocks(ids, pairs));
+  CHECK(jacobian.colour_count() == 3 * kSize);
 }
 
 // N spheres (r = 0.1 m) dropped from heights h_i onto a plate, and two more resting on it
@@ -94,6 +166,31 @@ Model sphere_rain(int falling) {
   return load_scene_text(text, "sphere_rain");
 }
 
+// Perturbs each state of x in turn: every derivative that `may_depend(i, j)` denies stays equal
+// bit for bit (no computation for row i reads state j); returns how many derivatives that
+// `counts(i, j)` names did change.
+template <typename MayDepend, typename Counts>
+int check_dependencies(MultibodySystem& system, const VectorX& x, MayDepend may_depend,
+                       Counts counts) {
+  const auto n = static_cast<int>(x.size());
+  VectorX f(n), f_perturbed(n);
+  system.compute_derivatives(0.0, x, f);
+  int changed = 0;
+  for (int j = 0; j < n; ++j) {
+    VectorX x_perturbed = x;
+    x_perturbed[j] += 1e-6 * (1.0 + std::abs(x[j]));
+    system.compute_derivatives(0.0, x_perturbed, f_perturbed);
+    for (int i = 0; i < n; ++i) {
+      if (!may_depend(i, j)) {
+        CHECK(f_perturbed[i] == f[i]);
+      } else if (counts(i, j) && f_perturbed[i] != f[i]) {
+        ++changed;
+      }
+    }
+  }
+  return changed;
+}
+
 TEST_CASE("multibody coupling: a state changes no derivative outside its group") {
   const Model model = sphere_rain(3);
   MultibodySystem system(model);
@@ -110,23 +207,54 @@ TEST_CASE("multibody coupling: a state changes no derivative outside its group")
   CHECK(group[left] == group[right]);  // the pair in contact
   CHECK(group[left] != group[ball0]);  // the plate is fixed: it couples nothing
 
-  VectorX f(n), f_perturbed(n);
-  system.compute_derivatives(0.0, x, f);
-  int coupled_entries_changed = 0;
-  for (int j = 0; j < n; ++j) {
-    VectorX x_perturbed = x;
-    x_perturbed[j] += 1e-6 * (1.0 + std::abs(x[j]));
-    system.compute_derivatives(0.0, x_perturbed, f_perturbed);
-    for (int i = 0; i < n; ++i) {
-      if (group[i] != group[j]) {
-        CHECK(f_perturbed[i] == f[i]);
-      } else if (f_perturbed[i] != f[i]) {
-        ++coupled_entries_changed;
-      }
-    }
-  }
+  const auto same_group = [&group](int i, int j) { return group[i] == group[j]; };
+  const int coupled_entries_changed = check_dependencies(system, x, same_group, same_group);
   // Within the pair the contact force does depend on both bodies (the test sees the coupling).
   CHECK(coupled_entries_changed > 0);
+}
+
+TEST_CASE("multibody blocks: a state changes only its block's and its coupled blocks' rates") {
+  // Three spheres in a row on the plate, each pressed 1e-4 m into the next: blocks a-b and b-c
+  // are coupled by contacts, a and c are not (state_coupling would make one group of three).
+  const std::string text = testing::steel_materials(0.5, "    damping_model: exact\n") +
+                           "bodies:\n"
+                           "  - name: ground\n    fixed: true\n"
+                           "    shapes: [{type: halfspace, material: Steel}]\n"
+                           "  - name: a\n    position: [0.0, 0, 0.09999]\n"
+                           "    shapes: [{type: sphere, radius: 0.1, material: Steel}]\n"
+                           "  - name: b\n    position: [0.1999, 0, 0.09999]\n"
+                           "    shapes: [{type: sphere, radius: 0.1, material: Steel}]\n"
+                           "  - name: c\n    position: [0.3998, 0, 0.09999]\n"
+                           "    shapes: [{type: sphere, radius: 0.1, material: Steel}]\n";
+  const Model model = load_scene_text(text, "three_in_a_row");
+  MultibodySystem system(model);
+  const int n = system.state_size();
+  VectorX x(n);
+  system.initial_state(x);
+  system.initialize(0.0, x);
+  std::vector<int> block(static_cast<std::size_t>(n));
+  std::vector<std::pair<int, int>> pairs;
+  system.state_blocks(block, pairs);
+  const int a = block[model.bodies[model.find_body("a")].state_offset];
+  const int b = block[model.bodies[model.find_body("b")].state_offset];
+  const int c = block[model.bodies[model.find_body("c")].state_offset];
+  CHECK(a != b);
+  CHECK(b != c);
+  CHECK(a != c);
+  const auto coupled = [&pairs](int p, int q) {
+    if (p == q) return true;
+    return std::any_of(pairs.begin(), pairs.end(), [&](const std::pair<int, int>& e) {
+      return (e.first == p && e.second == q) || (e.first == q && e.second == p);
+    });
+  };
+  CHECK(coupled(a, b));
+  CHECK(coupled(b, c));
+  CHECK_FALSE(coupled(a, c));
+
+  const int coupled_entries_changed = check_dependencies(
+      system, x, [&](int i, int j) { return coupled(block[i], block[j]); },
+      [&block](int i, int j) { return block[i] != block[j]; });
+  CHECK(coupled_entries_changed > 0);  // the contacts do couple their two bodies
 }
 
 TEST_CASE("cvode-bdf klu: same events as dense, 13 right-hand sides per Jacobian") {
