@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <numbers>
 #include <optional>
 #include <sstream>
@@ -747,55 +748,89 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
   return cm;
 }
 
-// Every pair that may collide needs a supported geometry and a contact material (its own, or the
+// A pair that may collide needs a supported geometry and a contact material (its own, or the
 // fallback combination, added to the model here), and the parameters its law asks for.
+void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
+  const Shape& sa = model.shapes[a];
+  const Shape& sb = model.shapes[b];
+  const auto pair_label = [&] {
+    return fmt::format("{} and {}", model.shape_label(static_cast<int>(a)),
+                       model.shape_label(static_cast<int>(b)));
+  };
+  if (!is_supported_shape_pair(sa.type, sb.type)) {
+    throw NotSupportedError(
+        fmt::format("{}: shapes {}: this shape pair is not supported yet (set collision: false "
+                    "on one, or keep them apart with group / mask)",
+                    model.source, pair_label()));
+  }
+  const std::string& name_a = model.materials[sa.contact_material].name;
+  const std::string& name_b = model.materials[sb.contact_material].name;
+  int index = model.find_contact_material(sa.contact_material, sb.contact_material);
+  if (index < 0) {
+    const auto combined = combine_self_pairs(model, sa.contact_material, sb.contact_material);
+    if (!combined) {
+      throw InputError(fmt::format(
+          "{}: key 'contact_materials': no entry for the pair [{}, {}] (needed by shapes "
+          "{}), and no self pairs [{}, {}] and [{}, {}] with the same laws to combine",
+          model.source, name_a, name_b, pair_label(), name_a, name_a, name_b, name_b));
+    }
+    model.contact_materials.push_back(*combined);
+    index = static_cast<int>(model.contact_materials.size()) - 1;
+  }
+  if (model.contact_materials[index].normal_law != NormalLaw::hunt_crossley) return;
+  for (const Shape* shape : {&sa, &sb}) {
+    const Material& m = model.materials[shape->contact_material];
+    for (const auto& [own, fallback, key] :
+         {std::tuple{shape->hunt_crossley_stiffness, m.hunt_crossley_stiffness,
+                     "hunt_crossley_stiffness"},
+          std::tuple{shape->hunt_crossley_dissipation, m.hunt_crossley_dissipation,
+                     "hunt_crossley_dissipation"}}) {
+      if (std::isnan(own) && std::isnan(fallback)) {
+        throw InputError(fmt::format(
+            "{}: contact pair [{}, {}] uses normal_law hunt_crossley: give {} on material "
+            "'{}' or on shape {}",
+            model.source, name_a, name_b, key, m.name,
+            model.shape_label(static_cast<int>(shape == &sa ? a : b))));
+      }
+    }
+  }
+}
+
+// Every pair that may collide is checked by check_collision_pair. The checks read the shapes'
+// types, contact materials and Hunt-Crossley parameters, and whether a pair may collide depends
+// on those shapes' filters, fixed bodies and the body pair: shapes equal in all but their body
+// form a class, and one pair that may collide per pair of classes stands for all of them. A pile
+// of a thousand spheres is then a handful of checks instead of half a million pairs.
 void check_collision_pairs(Model& model) {
-  for (std::size_t a = 0; a < model.shapes.size(); ++a) {
-    for (std::size_t b = a + 1; b < model.shapes.size(); ++b) {
-      const Shape& sa = model.shapes[a];
-      const Shape& sb = model.shapes[b];
-      if (!model.may_collide(static_cast<int>(a), static_cast<int>(b))) continue;
-      // Formatted only for a message: a pile of a thousand spheres has half a million pairs.
-      const auto pair_label = [&] {
-        return fmt::format("{} and {}", model.shape_label(static_cast<int>(a)),
-                           model.shape_label(static_cast<int>(b)));
-      };
-      if (!is_supported_shape_pair(sa.type, sb.type)) {
-        throw NotSupportedError(
-            fmt::format("{}: shapes {}: this shape pair is not supported yet (set collision: false "
-                        "on one, or keep them apart with group / mask)",
-                        model.source, pair_label()));
-      }
-      const std::string& name_a = model.materials[sa.contact_material].name;
-      const std::string& name_b = model.materials[sb.contact_material].name;
-      int index = model.find_contact_material(sa.contact_material, sb.contact_material);
-      if (index < 0) {
-        const auto combined = combine_self_pairs(model, sa.contact_material, sb.contact_material);
-        if (!combined) {
-          throw InputError(fmt::format(
-              "{}: key 'contact_materials': no entry for the pair [{}, {}] (needed by shapes "
-              "{}), and no self pairs [{}, {}] and [{}, {}] with the same laws to combine",
-              model.source, name_a, name_b, pair_label(), name_a, name_a, name_b, name_b));
+  using ClassKey = std::tuple<int, int, bool, bool, std::uint32_t, std::uint32_t, bool>;
+  std::map<ClassKey, int> class_of_key;
+  std::vector<std::vector<std::size_t>> members;  // per class, in order of first member
+  for (std::size_t i = 0; i < model.shapes.size(); ++i) {
+    const Shape& shape = model.shapes[i];
+    if (!shape.collision) continue;
+    const ClassKey key{static_cast<int>(shape.type),
+                       shape.contact_material,
+                       std::isnan(shape.hunt_crossley_stiffness),
+                       std::isnan(shape.hunt_crossley_dissipation),
+                       shape.collision_group,
+                       shape.collision_mask,
+                       model.bodies[shape.body].fixed};
+    const auto [it, added] = class_of_key.try_emplace(key, static_cast<int>(members.size()));
+    if (added) members.emplace_back();
+    members[it->second].push_back(i);
+  }
+  for (std::size_t p = 0; p < members.size(); ++p) {
+    for (std::size_t q = p; q < members.size(); ++q) {
+      // The first pair of the two classes that may collide (usually the very first tried).
+      bool found = false;
+      for (std::size_t a : members[p]) {
+        for (std::size_t b : members[q]) {
+          if (a == b || !model.may_collide(static_cast<int>(a), static_cast<int>(b))) continue;
+          check_collision_pair(model, std::min(a, b), std::max(a, b));
+          found = true;
+          break;
         }
-        model.contact_materials.push_back(*combined);
-        index = static_cast<int>(model.contact_materials.size()) - 1;
-      }
-      if (model.contact_materials[index].normal_law != NormalLaw::hunt_crossley) continue;
-      for (const Shape* shape : {&sa, &sb}) {
-        const Material& m = model.materials[shape->contact_material];
-        for (const auto& [own, fallback, key] :
-             {std::tuple{shape->hunt_crossley_stiffness, m.hunt_crossley_stiffness,
-                         "hunt_crossley_stiffness"},
-              std::tuple{shape->hunt_crossley_dissipation, m.hunt_crossley_dissipation,
-                         "hunt_crossley_dissipation"}}) {
-          if (std::isnan(own) && std::isnan(fallback)) {
-            throw InputError(fmt::format(
-                "{}: contact pair [{}, {}] uses normal_law hunt_crossley: give {} on material "
-                "'{}' or on shape {}",
-                model.source, name_a, name_b, key, m.name,
-                model.shape_label(static_cast<int>(shape == &sa ? a : b))));
-          }
-        }
+        if (found) break;
       }
     }
   }
