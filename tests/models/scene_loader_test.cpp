@@ -261,6 +261,18 @@ TEST_CASE("scene loader: a body array copies the body on a jittered grid, the sa
   CHECK(error_of(fixed).find("a fixed body is not copied") != std::string::npos);
 }
 
+TEST_CASE("scene loader: the Zeno guard's default grows with the bodies, a given rate stays") {
+  // 1,000 events per second per free body, at least 1e5: 12 bodies keep 1e5, 300 get 3e5.
+  const auto rate = [](const std::string& counts, const std::string& contact) {
+    std::string text = contact + kBase;
+    text += "    array: {counts: " + counts + ", spacing: [0.3, 0.3, 0.3]}\n";
+    return load_scene_text(text, "pile.yaml").contact.max_events_per_second;
+  };
+  CHECK(rate("[3, 2, 2]", "") == 1e5);
+  CHECK(rate("[10, 10, 3]", "") == 3e5);
+  CHECK(rate("[10, 10, 3]", "contact: {max_events_per_second: 5000}\n") == 5000.0);
+}
+
 TEST_CASE("scene loader: a missing contact pair names both materials") {
   std::string text = kBase;
   text.replace(
