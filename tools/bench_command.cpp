@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -21,12 +22,14 @@
 namespace hybridsim {
 namespace {
 
-// One scene, `repeat` times, in this process; prints the row but its memory column. Returns the
-// exit status.
-int bench_scene(const std::string& scene, int repeat) {
+// One scene, `repeat` times, in this process, to its own stop time or to `stop_time` if positive;
+// prints the row but its memory column. Returns the exit status.
+int bench_scene(const std::string& scene, int repeat, double stop_time) {
   try {
     const Model model = load_scene_file(scene);
-    const SimulationOptions sim = make_simulation_options(model, SimulatorConfig{});
+    SimulatorConfig config;
+    if (stop_time > 0.0) config.stop_time = stop_time;
+    const SimulationOptions sim = make_simulation_options(model, config);
     std::vector<double> walls;
     SimulationResult result;
     for (int k = 0; k < repeat; ++k) {
@@ -70,6 +73,10 @@ int bench_command(const BenchCommandOptions& options) {
     std::cerr << fmt::format("hybridsim: --repeat = {}: must be at least 1\n", options.repeat);
     return 2;
   }
+  if (options.stop_time < 0.0 || !std::isfinite(options.stop_time)) {
+    std::cerr << fmt::format("hybridsim: --stop-time = {}: must be positive\n", options.stop_time);
+    return 2;
+  }
   const std::vector<std::string> scenes =
       options.scenes.empty() ? default_bench_scenes() : options.scenes;
   std::printf("%-22s %8s %10s %10s %8s %9s %8s %9s\n", "scene", "t_end s", "wall s", "RHS",
@@ -84,7 +91,7 @@ int bench_command(const BenchCommandOptions& options) {
       return 3;
     }
     if (child == 0) {
-      const int status = bench_scene(scene, options.repeat);
+      const int status = bench_scene(scene, options.repeat, options.stop_time);
       std::fflush(stdout);
       _exit(status);
     }

@@ -11,6 +11,7 @@ namespace hybridsim {
 struct BenchCommandOptions {
   std::vector<std::string> scenes;  // empty: the default set
   int repeat = 1;
+  double stop_time = 0.0;  // s; > 0: every scene stops there instead of at its own stop time
 };
 
 // The scenes `hybridsim bench` runs when none is named.

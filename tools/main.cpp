@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
                         fmt::format("Catalog names or scene files (default: {})",
                                     fmt::join(hybridsim::default_bench_scenes(), ", ")));
   bench_app->add_option("--repeat", bench.repeat, "Runs per scene; the wall time is their median");
+  bench_app->add_option("--stop-time", bench.stop_time,
+                        "Stop every scene at this time, s (default: each scene's own)");
 
   hybridsim::MergeCommandOptions merge;
   CLI::App* merge_app =

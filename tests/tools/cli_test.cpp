@@ -71,6 +71,20 @@ TEST_CASE("cli: bench prints each scene's counters as its run reports them, and 
   CHECK(jacobians == summary["stats"]["jac_evals"].get<long>());
   CHECK(wall > 0.0);
   CHECK(peak > 0.0);
+  // --stop-time cuts every scene short, as `run --stop-time` does.
+  const CliResult short_bench = run_cli("bench bouncing_sphere --stop-time 1", dir);
+  REQUIRE(short_bench.status == 0);
+  const CliResult short_run = run_cli(
+      fmt::format("run bouncing_sphere --stop-time 1 --summary {}", (dir / "short.json").string()),
+      dir);
+  REQUIRE(short_run.status == 0);
+  const auto short_summary = nlohmann::json::parse(read_file(dir / "short.json"));
+  std::istringstream short_rows(short_bench.out);
+  std::getline(short_rows, header);
+  short_rows >> name >> t_end >> wall >> rhs;
+  CHECK(t_end == 1.0);
+  CHECK(rhs == short_summary["stats"]["rhs_evals"].get<long>());
+  CHECK(run_cli("bench bouncing_sphere --stop-time -1", dir).status == 2);
   // An unknown scene is bad input.
   const CliResult bad = run_cli("bench no_such_scene", dir);
   CHECK(bad.status == 2);
