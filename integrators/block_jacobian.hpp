@@ -6,9 +6,10 @@
 // Jacobian then has a dense sub-block for each block and each coupled pair. Two columns can be
 // perturbed in one right-hand side when no row depends on both: their blocks are neither paired
 // nor paired with a common third (a distance-2 colouring of the block graph, greedy). Colour c
-// then perturbs the k-th state of every block of colour c at once, and a Jacobian takes
-// (largest block) x (colours) right-hand sides: 13 for free bodies that touch only fixed ones,
-// a few times 13 for a pile where each body touches a few others, whatever the number of bodies.
+// then perturbs the k-th state of every block of colour c at once, and a Jacobian takes, per
+// colour, as many right-hand sides as that colour's largest block has states: 13 for free bodies
+// that touch only fixed ones, a few times 13 for a pile where each body touches a few others,
+// whatever the number of bodies.
 //
 // Independent of SUNDIALS: the pattern is written as compressed sparse columns into the caller's
 // arrays, and the right-hand side is a callable.

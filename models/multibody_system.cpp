@@ -322,9 +322,9 @@ std::vector<bool> MultibodySystem::velocity_mask() const {
   return mask;
 }
 
-void MultibodySystem::state_coupling(std::span<int> group_of_state) const {
-  // Bodies joined by a joint (the constraint forces) or by a pair in contactDict (the contact
-  // force) are coupled; union-find over the free bodies, fixed ones couple nothing.
+std::vector<int> MultibodySystem::coupled_sets(bool through_contacts) const {
+  // Union-find over the bodies: joints (and, if asked, the pairs in contactDict) join the sets of
+  // their two bodies when both are free; fixed bodies couple nothing.
   std::vector<int> root(model_.bodies.size());
   std::iota(root.begin(), root.end(), 0);
   auto find = [&root](int body) {
@@ -336,38 +336,36 @@ void MultibodySystem::state_coupling(std::span<int> group_of_state) const {
     root[find(body_a)] = find(body_b);
   };
   for (const Joint& joint : model_.joints) join(joint.parent, joint.child);
-  for (const auto& [id, pair] : contacts_.contacts()) {
-    join(model_.shapes[pair.shape_a].body, model_.shapes[pair.shape_b].body);
+  if (through_contacts) {
+    for (const auto& [id, pair] : contacts_.contacts()) {
+      join(model_.shapes[pair.shape_a].body, model_.shapes[pair.shape_b].body);
+    }
   }
+  for (std::size_t body = 0; body < root.size(); ++body) root[body] = find(static_cast<int>(body));
+  return root;
+}
+
+void MultibodySystem::state_coupling(std::span<int> group_of_state) const {
+  const std::vector<int> set = coupled_sets(true);
   for (int body : free_bodies_) {
     const int offset = model_.bodies[body].state_offset;
-    std::fill_n(group_of_state.begin() + offset, kFreeBodyStateSize, find(body));
+    std::fill_n(group_of_state.begin() + offset, kFreeBodyStateSize, set[body]);
   }
 }
 
 void MultibodySystem::state_blocks(std::span<int> block_of_state,
                                    std::vector<std::pair<int, int>>& coupled_blocks) const {
-  std::vector<int> root(model_.bodies.size());
-  std::iota(root.begin(), root.end(), 0);
-  auto find = [&root](int body) {
-    while (root[body] != body) body = root[body] = root[root[body]];
-    return body;
-  };
-  for (const Joint& joint : model_.joints) {
-    if (model_.bodies[joint.parent].fixed || model_.bodies[joint.child].fixed) continue;
-    root[find(joint.parent)] = find(joint.child);
-  }
+  const std::vector<int> set = coupled_sets(false);
   for (int body : free_bodies_) {
     const int offset = model_.bodies[body].state_offset;
-    std::fill_n(block_of_state.begin() + offset, kFreeBodyStateSize, find(body));
+    std::fill_n(block_of_state.begin() + offset, kFreeBodyStateSize, set[body]);
   }
   coupled_blocks.clear();
   for (const auto& [id, pair] : contacts_.contacts()) {
     const int body_a = model_.shapes[pair.shape_a].body;
     const int body_b = model_.shapes[pair.shape_b].body;
     if (model_.bodies[body_a].fixed || model_.bodies[body_b].fixed) continue;
-    const int block_a = find(body_a), block_b = find(body_b);
-    if (block_a != block_b) coupled_blocks.emplace_back(block_a, block_b);
+    if (set[body_a] != set[body_b]) coupled_blocks.emplace_back(set[body_a], set[body_b]);
   }
 }
 

@@ -84,6 +84,9 @@ class MultibodySystem final : public HybridSystem {
   ConstraintError compute_constraint_error(ConstVectorRef x);
 
  private:
+  // Per body, the representative of its set: bodies joined by joints and, if through_contacts,
+  // by the pairs in contactDict (fixed bodies stay alone).
+  std::vector<int> coupled_sets(bool through_contacts) const;
   void update_kinematics(const double* x);
   void apply_gravity_and_inputs(double t);
   void apply_joint_efforts(double t);

