@@ -134,6 +134,12 @@ class HybridSystem {
     state_coupling(block_of_state);
     coupled_blocks.clear();
   }
+  // Marks (1) the states whose derivatives depend on their own block's states only, never on a
+  // coupled block's, for the whole run (a free body's position and orientation: their rates are
+  // its velocities). local has state_size() entries. The default marks none.
+  virtual void local_states(std::span<char> local) const {
+    std::fill(local.begin(), local.end(), char{0});
+  }
 
   // Number of right-hand-side evaluations since construction.
   virtual long rhs_evaluation_count() const = 0;

@@ -5,7 +5,8 @@
 namespace hybridsim {
 
 bool BlockJacobian::assign_blocks(std::span<const int> block_of_state,
-                                  std::span<const std::pair<int, int>> coupled_blocks) {
+                                  std::span<const std::pair<int, int>> coupled_blocks,
+                                  std::span<const char> local_rows) {
   // Canonical numbering: blocks in the order of their first state, so that equal partitions give
   // equal vectors whatever ids the system used.
   const int n = static_cast<int>(block_of_state.size());
@@ -35,10 +36,12 @@ bool BlockJacobian::assign_blocks(std::span<const int> block_of_state,
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
   std::vector<std::vector<int>> block_rows(blocks);
+  const bool any_local = !local_rows.empty();
   for (int b = 0; b < blocks; ++b) {
     for (int neighbour : neighbours[b]) {
-      block_rows[b].insert(block_rows[b].end(), block_states[neighbour].begin(),
-                           block_states[neighbour].end());
+      for (int row : block_states[neighbour]) {
+        if (neighbour == b || !any_local || local_rows[row] == 0) block_rows[b].push_back(row);
+      }
     }
     std::sort(block_rows[b].begin(), block_rows[b].end());
   }

@@ -29,8 +29,11 @@ class BlockJacobian {
   // Blocks of the states from a block id per state (any integers), and the pairs of block ids
   // that are coupled (either order; repeats and self pairs allowed). Returns true if the pattern
   // differs from the one before (a sparse factorisation's analysis must be redone).
+  // local_rows (empty, or one entry per state): rows that depend on their own block only, which
+  // the coupled blocks' columns leave out.
   bool assign_blocks(std::span<const int> block_of_state,
-                     std::span<const std::pair<int, int>> coupled_blocks);
+                     std::span<const std::pair<int, int>> coupled_blocks,
+                     std::span<const char> local_rows = {});
   // Blocks without coupling: a block-diagonal Jacobian.
   bool assign_groups(std::span<const int> group_of_state) {
     return assign_blocks(group_of_state, {});
@@ -38,7 +41,7 @@ class BlockJacobian {
 
   int state_count() const { return static_cast<int>(block_index_.size()); }
   int block_count() const { return static_cast<int>(block_states_.size()); }
-  // Structural nonzeros: per block, its size times the states of it and its neighbours.
+  // Structural nonzeros: per block, its size times its states and its neighbours' non-local ones.
   std::int64_t nonzero_count() const { return nonzero_count_; }
   // Right-hand sides per Jacobian.
   int colour_count() const { return static_cast<int>(colour_columns_.size()); }

@@ -40,6 +40,7 @@ struct CvodeIntegrator::Solver {
   BlockJacobian jacobian;
   std::vector<int> block_of_state;
   std::vector<std::pair<int, int>> coupled_blocks;
+  std::vector<char> local_states;
   N_Vector error_weights = nullptr;
   long jacobian_rhs_evals = 0;
 
@@ -123,8 +124,10 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
     s.sparse = true;
     s.error_weights = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
     s.block_of_state.assign(static_cast<std::size_t>(n), 0);
+    s.local_states.assign(static_cast<std::size_t>(n), 0);
+    system.local_states(s.local_states);
     system.state_blocks(s.block_of_state, s.coupled_blocks);
-    s.jacobian.assign_blocks(s.block_of_state, s.coupled_blocks);
+    s.jacobian.assign_blocks(s.block_of_state, s.coupled_blocks, s.local_states);
     s.matrix = check_pointer(SUNSparseMatrix(n, n, s.jacobian.nonzero_count(), CSC_MAT, s.context),
                              "SUNSparseMatrix");
     s.linear_solver = check_pointer(SUNLinSol_KLU(s.y, s.matrix, s.context), "SUNLinSol_KLU");
@@ -174,7 +177,7 @@ void CvodeIntegrator::update_sparsity() {
   // pattern keeps both (KLU refactors with the analysis it has).
   Solver& s = *solver_;
   s.system->state_blocks(s.block_of_state, s.coupled_blocks);
-  if (!s.jacobian.assign_blocks(s.block_of_state, s.coupled_blocks)) return;
+  if (!s.jacobian.assign_blocks(s.block_of_state, s.coupled_blocks, s.local_states)) return;
   const auto nonzeros = static_cast<sunindextype>(s.jacobian.nonzero_count());
   if (SM_NNZ_S(s.matrix) < nonzeros) {
     check_flag(SUNSparseMatrix_Reallocate(s.matrix, nonzeros), "SUNSparseMatrix_Reallocate");

@@ -353,6 +353,14 @@ void MultibodySystem::state_coupling(std::span<int> group_of_state) const {
   }
 }
 
+void MultibodySystem::local_states(std::span<char> local) const {
+  std::fill(local.begin(), local.end(), char{0});
+  for (int body : free_bodies_) {
+    // State layout: position (3), quaternion (4), then the velocities (6).
+    std::fill_n(local.begin() + model_.bodies[body].state_offset, 7, char{1});
+  }
+}
+
 void MultibodySystem::state_blocks(std::span<int> block_of_state,
                                    std::vector<std::pair<int, int>>& coupled_blocks) const {
   const std::vector<int> set = coupled_sets(false);
