@@ -1,17 +1,14 @@
 #include "tools/bench/reference_cradle.hpp"
 
 #include <cvode/cvode.h>
-#include <nvector/nvector_serial.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <numbers>
 #include <vector>
+
+#include "tools/bench/reference_support.hpp"
 
 namespace hybridsim::bench {
 namespace {
@@ -38,13 +35,6 @@ struct Problem {
   std::array<bool, kBalls * kBalls> in_contact{};  // [i * kBalls + j], i < j
   long rhs_evals = 0;
 };
-
-void check(int flag, const char* call) {
-  if (flag < 0) {
-    std::fprintf(stderr, "%s failed: %d\n", call, flag);
-    std::exit(1);
-  }
-}
 
 Ball ball_kinematics(const double* s) {
   Ball b;
@@ -186,12 +176,8 @@ CradleResult run_reference_cradle(double rtol, double atol, double stop_time,
   const double c = kYoungs / (1.0 - kPoisson * kPoisson);
   p.stiffness = 0.5 * c * 4.0 / 3.0 * std::sqrt(0.5 * kRadius);
 
-  SUNContext ctx;
-  check(SUNContext_Create(nullptr, &ctx), "SUNContext_Create");
-  N_Vector y = N_VNew_Serial(kStates, ctx);
-  N_Vector dky = N_VNew_Serial(kStates, ctx);
-  double* s = N_VGetArrayPointer(y);
-  std::fill(s, s + kStates, 0.0);
+  PlainCvode solver(kStates);
+  double* s = solver.state();
   for (int i = 0; i < kBalls; ++i) {
     double* b = s + 13 * i;
     const double angle = i == 0 ? kPullback : 0.0;
@@ -200,34 +186,24 @@ CradleResult run_reference_cradle(double rtol, double atol, double stop_time,
     b[3] = std::cos(0.5 * angle);
     b[5] = std::sin(0.5 * angle);
   }
-  void* cvode = CVodeCreate(CV_BDF, ctx);
-  check(CVodeInit(cvode, rhs, 0.0, y), "CVodeInit");
-  check(CVodeSetUserData(cvode, &p), "CVodeSetUserData");
-  check(CVodeSStolerances(cvode, rtol, atol), "CVodeSStolerances");
-  check(CVodeSetMaxNumSteps(cvode, 1000000), "CVodeSetMaxNumSteps");
-  SUNMatrix A = SUNDenseMatrix(kStates, kStates, ctx);
-  SUNLinearSolver LS = SUNLinSol_Dense(y, A, ctx);
-  check(CVodeSetLinearSolver(cvode, LS, A), "CVodeSetLinearSolver");
-  check(CVodeRootInit(cvode, 2, roots), "CVodeRootInit");
-  int directions[2] = {+1, -1};
-  check(CVodeSetRootDirection(cvode, directions), "CVodeSetRootDirection");
+  solver.start(rhs, roots, &p, rtol, atol);
+  void* cvode = solver.cvode();
   check(CVodeSetMaxStep(cvode, step_bound(s)), "CVodeSetMaxStep");
 
   CradleResult result;
   std::vector<double> outputs;  // every state at every output, as a host would keep them
   outputs.reserve(static_cast<std::size_t>(stop_time / output_interval + 2) * kStates);
   outputs.insert(outputs.end(), s, s + kStates);
-  long steps = 0, next_output = 1;
+  long next_output = 1;
   double t = 0.0;
   check(CVodeSetStopTime(cvode, stop_time), "CVodeSetStopTime");
   while (stop_time - t > 1e-14 * stop_time) {
-    const int flag = CVode(cvode, stop_time, y, &t, CV_ONE_STEP);
+    const int flag = CVode(cvode, stop_time, solver.y(), &t, CV_ONE_STEP);
     check(flag, "CVode");
     while (true) {
       const double t_out = static_cast<double>(next_output) * output_interval;
       if (t_out > t + 1e-9 * output_interval || t_out > stop_time + 1e-9 * output_interval) break;
-      check(CVodeGetDky(cvode, std::min(t_out, t), 0, dky), "CVodeGetDky");
-      const double* out = N_VGetArrayPointer(dky);
+      const double* out = solver.interpolate(std::min(t_out, t));
       outputs.insert(outputs.end(), out, out + kStates);
       ++next_output;
     }
@@ -249,26 +225,18 @@ CradleResult run_reference_cradle(double rtol, double atol, double stop_time,
       const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
       for (int k = 0; k < 4; ++k) q[k] /= norm;
     }
-    CVodeGetNumSteps(cvode, &steps);
-    result.steps += steps;
-    check(CVodeReInit(cvode, t, y), "CVodeReInit");
+    result.steps += solver.steps();
+    check(CVodeReInit(cvode, t, solver.y()), "CVodeReInit");
     check(CVodeSetStopTime(cvode, stop_time), "CVodeSetStopTime");
     check(CVodeSetMaxStep(cvode, step_bound(s)), "CVodeSetMaxStep");
   }
-  CVodeGetNumSteps(cvode, &steps);
-  result.steps += steps;
+  result.steps += solver.steps();
   result.rhs_evals = p.rhs_evals;
   result.outputs = static_cast<long>(outputs.size() / kStates);
   for (int i = 0; i < kBalls; ++i) {
     result.final_x[i] = s[13 * i];
     result.final_vx[i] = s[13 * i + 7];
   }
-  CVodeFree(&cvode);
-  SUNLinSolFree(LS);
-  SUNMatDestroy(A);
-  N_VDestroy(dky);
-  N_VDestroy(y);
-  SUNContext_Free(&ctx);
   return result;
 }
 

@@ -1,15 +1,12 @@
 #include "tools/bench/reference_demo.hpp"
 
 #include <cvode/cvode.h>
-#include <nvector/nvector_serial.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <numbers>
+
+#include "tools/bench/reference_support.hpp"
 
 namespace hybridsim::bench {
 namespace {
@@ -26,13 +23,6 @@ struct Problem {
   double damping = 0.0;
   long rhs_evals = 0;
 };
-
-void check(int flag, const char* call) {
-  if (flag < 0) {
-    std::fprintf(stderr, "%s failed: %d\n", call, flag);
-    std::exit(1);
-  }
-}
 
 double regularize(double v, double vs) {
   return v >= vs ? v : v * v / vs * (1.0 - v / (3.0 * vs)) + vs / 3.0;
@@ -136,43 +126,28 @@ ReferenceResult run_reference_demo(double rtol, double atol, double stop_time) {
   p.stiffness = 0.5 * c * 4.0 / 3.0 * std::sqrt(kRadius);
   p.alpha = exact_alpha(kRestitution);
 
-  SUNContext ctx;
-  check(SUNContext_Create(nullptr, &ctx), "SUNContext_Create");
-  N_Vector y = N_VNew_Serial(13, ctx);
-  N_Vector dky = N_VNew_Serial(13, ctx);
-  double* s = N_VGetArrayPointer(y);
-  std::fill(s, s + 13, 0.0);
+  PlainCvode solver(13);
+  double* s = solver.state();
   s[2] = 1.1;
   s[3] = 1.0;
-  void* cvode = CVodeCreate(CV_BDF, ctx);
-  check(CVodeInit(cvode, rhs, 0.0, y), "CVodeInit");
-  check(CVodeSetUserData(cvode, &p), "CVodeSetUserData");
-  check(CVodeSStolerances(cvode, rtol, atol), "CVodeSStolerances");
-  check(CVodeSetMaxNumSteps(cvode, 1000000), "CVodeSetMaxNumSteps");
-  SUNMatrix A = SUNDenseMatrix(13, 13, ctx);
-  SUNLinearSolver LS = SUNLinSol_Dense(y, A, ctx);
-  check(CVodeSetLinearSolver(cvode, LS, A), "CVodeSetLinearSolver");
-  check(CVodeRootInit(cvode, 2, roots), "CVodeRootInit");
-  int directions[2] = {+1, -1};
-  check(CVodeSetRootDirection(cvode, directions), "CVodeSetRootDirection");
+  solver.start(rhs, roots, &p, rtol, atol);
+  void* cvode = solver.cvode();
   check(CVodeSetMaxStep(cvode, step_bound(s)), "CVodeSetMaxStep");
 
   ReferenceResult result;
-  long steps = 0;
   const double dt = 0.01;
   long next_output = 1;
   result.output_z.push_back(s[2]);
   double t = 0.0;
   while (stop_time - t > 1e-14 * stop_time) {
     check(CVodeSetStopTime(cvode, stop_time), "CVodeSetStopTime");
-    const int flag = CVode(cvode, stop_time, y, &t, CV_ONE_STEP);
+    const int flag = CVode(cvode, stop_time, solver.y(), &t, CV_ONE_STEP);
     check(flag, "CVode");
     // Outputs inside the step from dense output.
     while (true) {
       const double t_out = static_cast<double>(next_output) * dt;
       if (t_out > t + 1e-9 * dt || t_out > stop_time + 1e-9 * dt) break;
-      check(CVodeGetDky(cvode, std::min(t_out, t), 0, dky), "CVodeGetDky");
-      result.output_z.push_back(N_VGetArrayPointer(dky)[2]);
+      result.output_z.push_back(solver.interpolate(std::min(t_out, t))[2]);
       ++next_output;
     }
     check(CVodeSetMaxStep(cvode, step_bound(s)), "CVodeSetMaxStep");
@@ -189,21 +164,13 @@ ReferenceResult run_reference_demo(double rtol, double atol, double stop_time) {
     p.in_contact = contact;
     const double qn = std::sqrt(s[3] * s[3] + s[4] * s[4] + s[5] * s[5] + s[6] * s[6]);
     for (int i = 3; i < 7; ++i) s[i] /= qn;
-    CVodeGetNumSteps(cvode, &steps);
-    result.steps += steps;
-    check(CVodeReInit(cvode, t, y), "CVodeReInit");
+    result.steps += solver.steps();
+    check(CVodeReInit(cvode, t, solver.y()), "CVodeReInit");
     check(CVodeSetMaxStep(cvode, step_bound(s)), "CVodeSetMaxStep");
   }
-  CVodeGetNumSteps(cvode, &steps);
-  result.steps += steps;
+  result.steps += solver.steps();
   result.rhs_evals = p.rhs_evals;
   std::copy(s, s + 13, result.final_state.begin());
-  CVodeFree(&cvode);
-  SUNLinSolFree(LS);
-  SUNMatDestroy(A);
-  N_VDestroy(dky);
-  N_VDestroy(y);
-  SUNContext_Free(&ctx);
   return result;
 }
 
