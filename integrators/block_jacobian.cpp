@@ -56,6 +56,12 @@ bool BlockJacobian::assign_blocks(std::span<const int> block_of_state,
         column_start_[i] + static_cast<std::int64_t>(block_rows_[block_index_[i]].size());
   }
   nonzero_count_ = column_start_[n];
+  diagonal_position_.assign(n, 0);
+  for (int j = 0; j < n; ++j) {
+    const std::vector<int>& rows = block_rows_[block_index_[j]];
+    diagonal_position_[j] =
+        column_start_[j] + (std::lower_bound(rows.begin(), rows.end(), j) - rows.begin());
+  }
 
   // Greedy distance-2 colouring, blocks with the most neighbours first: a block takes the
   // smallest colour that no block within two couplings has.

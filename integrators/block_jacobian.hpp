@@ -45,6 +45,8 @@ class BlockJacobian {
   std::int64_t nonzero_count() const { return nonzero_count_; }
   // Right-hand sides per Jacobian.
   int colour_count() const { return static_cast<int>(colour_columns_.size()); }
+  // Per state j: the position of J(j, j) among the values (every block holds its own rows).
+  std::span<const std::int64_t> diagonal_positions() const { return diagonal_position_; }
 
   // Writes the compressed-sparse-column pattern: column_starts (state_count() + 1 entries) and
   // row_indices (nonzero_count() entries), rows ascending in each column. Index is the caller's
@@ -66,12 +68,13 @@ class BlockJacobian {
  private:
   // Per right-hand side: the columns it perturbs (no two of them share a row).
   std::vector<std::vector<int>> colour_columns_;
-  std::vector<std::vector<int>> block_states_;  // per block: its states, ascending
-  std::vector<std::vector<int>> block_rows_;    // per block: the rows of its columns, ascending
-  std::vector<int> block_index_;                // per state: its block (canonical numbering)
-  std::vector<std::int64_t> column_start_;      // per state + 1: first value of its column
-  std::vector<double> increment_;               // per state, scratch of compute()
-  std::vector<double> saved_state_;             // per state, scratch of compute()
+  std::vector<std::vector<int>> block_states_;   // per block: its states, ascending
+  std::vector<std::vector<int>> block_rows_;     // per block: the rows of its columns, ascending
+  std::vector<int> block_index_;                 // per state: its block (canonical numbering)
+  std::vector<std::int64_t> column_start_;       // per state + 1: first value of its column
+  std::vector<std::int64_t> diagonal_position_;  // per state: where its diagonal value sits
+  std::vector<double> increment_;                // per state, scratch of compute()
+  std::vector<double> saved_state_;              // per state, scratch of compute()
   std::int64_t nonzero_count_ = 0;
 };
 

@@ -46,6 +46,14 @@ Eigen::MatrixXd quotient_of_linear(BlockJacobian& jacobian, const Eigen::MatrixX
   std::vector<long> rows(static_cast<std::size_t>(jacobian.nonzero_count()));
   jacobian.write_pattern(starts.data(), rows.data());
   CHECK(starts[n] == jacobian.nonzero_count());
+  // The diagonal's positions (where the Newton matrix adds its identity) hold row j of column j.
+  REQUIRE(jacobian.diagonal_positions().size() == static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    const std::int64_t diagonal = jacobian.diagonal_positions()[j];
+    REQUIRE(diagonal >= starts[j]);
+    REQUIRE(diagonal < starts[j + 1]);
+    CHECK(rows[diagonal] == j);
+  }
   Eigen::MatrixXd J = Eigen::MatrixXd::Zero(n, n);
   for (int j = 0; j < n; ++j) {
     for (long k = starts[j]; k < starts[j + 1]; ++k) {
