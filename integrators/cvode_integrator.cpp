@@ -130,7 +130,7 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
   s.system = &system;
   const auto n = static_cast<sunindextype>(system.state_size());
   check_flag(SUNContext_Create(nullptr, &s.context), "SUNContext_Create");
-  s.y = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
+  s.y = sundials::new_state_vector(n, s.context);
   s.scratch = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
   as_eigen(s.y) = x0;
 

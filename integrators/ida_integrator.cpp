@@ -120,7 +120,7 @@ void IdaIntegrator::initialize(HybridSystem& system, double t0, const VectorX& x
   const auto n = static_cast<sunindextype>(s.state_size + system.algebraic_size());
   check_flag(SUNContext_Create(nullptr, &s.context), "SUNContext_Create");
   for (N_Vector* v : {&s.y, &s.yp, &s.scratch, &s.id, &s.atol}) {
-    *v = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
+    *v = sundials::new_state_vector(n, s.context);
   }
   // id: 1 for the differential variables (x), 0 for the algebraic ones.
   as_eigen(s.id).setZero();

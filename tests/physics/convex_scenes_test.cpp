@@ -128,8 +128,11 @@ TEST_CASE("box resting flat: a rounded cube dropped flat rests on its face at th
   CHECK(rest.v_WB_W.norm() < 1e-8);
   // Flat: the tilt angle, 2 |(qx, qy)|, far below a rocking cube's (it would chatter at 1e-5).
   CHECK(2.0 * std::hypot(rest.q_WB.x(), rest.q_WB.y()) < 1e-9);
-  // Energy: 1e-9 J of 11.6 J, the integration error at rtol 1e-8.
-  check_energy_never_rises(run->recorder.output_energies, 1e-7);
+  // Energy: the states carry the integration's global error, which grows to several times rtol
+  // over the run; 10 rtol of the 0.15 m height is 1.5e-8 m, m g times that 1.2e-6 J (measured:
+  // rises up to 6.9e-7 J, depending on the step sequence). A law that fed energy in would show
+  // at the scale of the contact's elastic energy, m g delta ~ 1.7e-4 J.
+  check_energy_never_rises(run->recorder.output_energies, mass * 9.81 * 10.0 * 1e-8 * 0.15);
 }
 
 TEST_CASE("corner-spheres box: rests level on its four lower spheres, each at the Hertz depth") {
