@@ -36,13 +36,13 @@ struct CvodeIntegrator::Solver {
   std::string last_message;
 
   // linear_solver "klu": the sparsity of the system's blocks and their couplings, the Jacobian's
-  // values in that pattern, whether the matrix holds the pattern yet, the error weights for the
-  // difference quotients, and the right-hand sides and Jacobians those took in this segment.
+  // values in that pattern (empty until evaluated), whether the matrix holds the pattern yet, the
+  // error weights for the difference quotients, and the right-hand sides those took in this
+  // segment.
   bool sparse = false;
   BlockJacobian jacobian;
   std::vector<double> jacobian_values;
   bool pattern_written = false;
-  long jacobian_evals = 0;
   std::vector<int> block_of_state;
   std::vector<std::pair<int, int>> coupled_blocks;
   std::vector<char> local_states;
@@ -98,9 +98,11 @@ int sparse_linear_system(realtype t, N_Vector y, N_Vector fy, SUNMatrix A, boole
           jacobian.compute(t, h, N_VGetArrayPointer(y), N_VGetArrayPointer(fy),
                            N_VGetArrayPointer(self->error_weights), N_VGetArrayPointer(f_perturbed),
                            self->jacobian_values.data(), rhs);
-      if (flag != 0) return flag;
-      *jacobian_current = SUNTRUE;
-      ++self->jacobian_evals;
+      if (flag != 0) {
+        self->jacobian_values.clear();  // partly overwritten: never reused
+        return flag;
+      }
+      *jacobian_current = SUNTRUE;  // CVODE counts the evaluation
     }
     double* a = SM_DATA_S(A);
     const double* j = self->jacobian_values.data();
@@ -108,6 +110,7 @@ int sparse_linear_system(realtype t, N_Vector y, N_Vector fy, SUNMatrix A, boole
     for (const std::int64_t diagonal : jacobian.diagonal_positions()) a[diagonal] += 1.0;
     return 0;
   } catch (...) {
+    self->jacobian_values.clear();
     self->callback_exception = std::current_exception();
     return -1;
   }
@@ -195,7 +198,6 @@ void CvodeIntegrator::reinitialize(double t, const VectorX& x) {
   as_eigen(s.y) = x;
   check_flag(CVodeReInit(s.cvode, t, s.y), "CVodeReInit");
   s.jacobian_rhs_evals = 0;
-  s.jacobian_evals = 0;
   if (s.sparse) update_sparsity();
 }
 
@@ -267,8 +269,6 @@ IntegratorStats CvodeIntegrator::segment_statistics() const {
   if (method_ == Method::bdf) {
     check_flag(CVodeGetNumLinRhsEvals(cvode, &fe_ls), "CVodeGetNumLinRhsEvals");
     check_flag(CVodeGetNumJacEvals(cvode, &stats.jac_evals), "CVodeGetNumJacEvals");
-    // linear_solver "klu" evaluates its Jacobians in its linear-system function, which counts them.
-    if (solver_->sparse) stats.jac_evals = solver_->jacobian_evals;
   }
   stats.rhs_evals = fe + fe_ls + solver_->jacobian_rhs_evals;
   if (solver_->crossing_count > 0) {

@@ -15,6 +15,7 @@
 #include "core/errors.hpp"
 
 namespace hybridsim {
+
 // Solid materials of the scene; one named like a palette material replaces it.
 void read_materials(MapReader& root, Model& model) {
   if (!root.has("materials")) {
@@ -112,7 +113,7 @@ void read_contact_materials(MapReader& root, Model& model) {
   const YAML::Node list = root.sequence("contact_materials");
   const std::size_t first_scene_pair = model.contact_materials.size();
   for (std::size_t i = 0; i < list.size(); ++i) {
-    MapReader pair_reader(list[i], fmt::format("contact_materials[{}]", i), root.source());
+    MapReader pair_reader(list[i], indexed("contact_materials", i), root.source());
     ContactMaterial cm;
     const YAML::Node pair = pair_reader.get("pair");
     if (!pair.IsSequence() || pair.size() != 2 || !pair[0].IsScalar() || !pair[1].IsScalar()) {

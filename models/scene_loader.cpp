@@ -30,10 +30,6 @@ extern const char* const kMaterialPaletteYaml;  // generated from models/materia
 
 namespace {
 
-std::string indexed(const std::string& path, std::size_t index) {
-  return fmt::format("{}[{}]", path, index);
-}
-
 // A list of exactly N finite numbers under `key`, described as `form` in the error.
 template <std::size_t N>
 std::array<double, N> read_numbers(MapReader& reader, const std::string& key, const char* form) {

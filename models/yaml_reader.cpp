@@ -45,6 +45,10 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::string indexed(const std::string& path, std::size_t index) {
+  return fmt::format("{}[{}]", path, index);
+}
+
 std::string describe_yaml_value(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "null";
   if (node.IsScalar()) return node.Scalar();

@@ -2,6 +2,7 @@
 // the file, the line, the key path and the value, and unknown keys are rejected.
 #pragma once
 
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ std::string describe_location(const YamlSource& source, const YAML::Node& node);
 
 // Flow-style text of a node, for messages.
 std::string describe_yaml_value(const YAML::Node& node);
+
+// The key path of a list's element for messages: "path[index]".
+std::string indexed(const std::string& path, std::size_t index);
 
 class MapReader {
  public:

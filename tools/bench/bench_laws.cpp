@@ -228,7 +228,8 @@ int main() {
   }
   // The least arithmetic any law with a Hertz normal force and Coulomb friction needs: delta^1.5
   // (one square root), the slip speed (a second) and mu f_n / |v| (one division), with the same
-  // inputs and outputs as the laws above but no choices, clamps or regularisation.
+  // inputs and its force outputs summed as the laws' are (no torque), without choices, clamps or
+  // regularisation.
   const double floor_ns = median_ns([&](int i) {
     const ContactKinematics& k = contacts[i & 1023];
     const double delta = k.penetration;
