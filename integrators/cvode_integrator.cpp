@@ -160,6 +160,11 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
     s.matrix = check_pointer(SUNSparseMatrix(n, n, s.jacobian.nonzero_count(), CSC_MAT, s.context),
                              "SUNSparseMatrix");
     s.linear_solver = check_pointer(SUNLinSol_KLU(s.y, s.matrix, s.context), "SUNLinSol_KLU");
+    // AMD on the symmetrised pattern rather than SUNDIALS' default COLAMD: a body's rows and
+    // columns couple almost symmetrically (contacts act both ways), and in a resting pile, where
+    // KLU's factorisations are two thirds of the run, AMD's orderings fill in less (pile_100 over
+    // 0.45 s: 68.4 s against 78.7 s).
+    check_flag(SUNLinSol_KLUSetOrdering(s.linear_solver, 0), "SUNLinSol_KLUSetOrdering");
     check_flag(CVodeSetLinearSolver(s.cvode, s.linear_solver, s.matrix), "CVodeSetLinearSolver");
     check_flag(CVodeSetLinSysFn(s.cvode, &sparse_linear_system), "CVodeSetLinSysFn");
   } else if (method_ == Method::bdf && settings.linear_solver == "gmres") {
