@@ -357,7 +357,7 @@ void MultibodySystem::local_states(std::span<char> local) const {
   std::fill(local.begin(), local.end(), char{0});
   for (int body : free_bodies_) {
     // State layout: position (3), quaternion (4), then the velocities (6).
-    std::fill_n(local.begin() + model_.bodies[body].state_offset, 7, char{1});
+    std::fill_n(local.begin() + model_.bodies[body].state_offset, kFreeBodyVelocityOffset, char{1});
   }
 }
 

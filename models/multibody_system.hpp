@@ -51,10 +51,10 @@ class MultibodySystem final : public HybridSystem {
   std::vector<bool> velocity_mask() const override;
   // One group per set of free bodies connected by joints and by the pairs in contactDict.
   void state_coupling(std::span<int> group_of_state) const override;
-  // One block per set of free bodies connected by joints (the constraint forces couple a whole
-  // jointed set); each pair in contactDict couples the blocks of its two bodies.
   // A free body's position and orientation (their rates are its own velocities).
   void local_states(std::span<char> local) const override;
+  // One block per set of free bodies connected by joints (the constraint forces couple a whole
+  // jointed set); each pair in contactDict couples the blocks of its two bodies.
   void state_blocks(std::span<int> block_of_state,
                     std::vector<std::pair<int, int>>& coupled_blocks) const override;
 

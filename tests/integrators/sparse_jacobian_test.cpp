@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/rigid_body.hpp"
 #include "integrators/block_jacobian.hpp"
 #include "test_support.hpp"
 
@@ -282,8 +283,9 @@ TEST_CASE("multibody blocks: a state changes only its block's and its coupled bl
   const int a = probe.block_of("a"), b = probe.block_of("b"), c = probe.block_of("c");
   std::vector<char> local(probe.block.size());
   probe.system.local_states(local);
-  CHECK(local[probe.model.bodies[probe.model.find_body("a")].state_offset + 6] == 1);
-  CHECK(local[probe.model.bodies[probe.model.find_body("a")].state_offset + 7] == 0);
+  const int a_offset = probe.model.bodies[probe.model.find_body("a")].state_offset;
+  CHECK(local[a_offset + kFreeBodyVelocityOffset - 1] == 1);  // the quaternion's last entry
+  CHECK(local[a_offset + kFreeBodyVelocityOffset] == 0);      // the first velocity
   CHECK(a != b);
   CHECK(b != c);
   CHECK(a != c);
@@ -315,7 +317,9 @@ TEST_CASE("multibody blocks: bodies joined by a joint share one block") {
   CHECK(probe.pairs.empty());
   // The block is needed: a state of one link moves rates of the other.
   const int upper = probe.model.bodies[probe.model.find_body("upper")].state_offset;
-  const auto link = [upper](int state) { return state >= upper && state < upper + 13 ? 0 : 1; };
+  const auto link = [upper](int state) {
+    return state >= upper && state < upper + kFreeBodyStateSize ? 0 : 1;
+  };
   const int across = check_dependencies(
       probe.system, probe.x, [](int, int) { return true; },
       [&link](int i, int j) { return link(i) != link(j); });
