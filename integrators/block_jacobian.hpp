@@ -48,6 +48,13 @@ class BlockJacobian {
   // Per state j: the position of J(j, j) among the values (every block holds its own rows).
   std::span<const std::int64_t> diagonal_positions() const { return diagonal_position_; }
 
+  // Per block: its states, and the rows of each of its columns (its own states and its coupled
+  // blocks' non-local ones), both ascending.
+  std::span<const int> block_states(int block) const { return block_states_[block]; }
+  std::span<const int> block_rows(int block) const { return block_rows_[block]; }
+  // Per state, and one past the last: where its column starts among the values.
+  std::span<const std::int64_t> column_starts() const { return column_start_; }
+
   // Writes the compressed-sparse-column pattern: column_starts (state_count() + 1 entries) and
   // row_indices (nonzero_count() entries), rows ascending in each column. Index is the caller's
   // integer type (SUNDIALS's sunindextype).

@@ -29,7 +29,8 @@ std::vector<IntegratorInfo> list_integrators() {
       {.name = "cvode-bdf",
        .description = "SUNDIALS CVODE, variable-order BDF (1-5), Newton iteration with a dense "
                       "(difference-quotient Jacobian), KLU sparse (the bodies' coupling pattern, "
-                      "coloured difference quotients) or matrix-free GMRES linear solver",
+                      "coloured difference quotients, positions and orientations eliminated "
+                      "per body) or matrix-free GMRES linear solver",
        .linear_solvers = {"dense", "klu", "gmres"}},
       {.name = "cvode-adams",
        .description = "SUNDIALS CVODE, variable-order Adams-Moulton (1-12), fixed-point iteration"},
