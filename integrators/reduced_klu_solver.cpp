@@ -4,7 +4,6 @@
 #include <nvector/nvector_serial.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -33,33 +32,42 @@ struct BlockElimination {
   std::vector<double> kept_from_local;        // A_KL, kept rows × local, row-major
 };
 
-// A free body's position and orientation.
-constexpr std::size_t kFreeBodyLocalStates = 7;
-
 double dot(const double* a, const double* b, std::size_t size) {
   double sum = 0.0;
   for (std::size_t k = 0; k < size; ++k) sum += a[k] * b[k];
   return sum;
 }
 
-// A_LL^-1 (row-major, into inverse) from A_LL (column-major) by LU with partial pivoting; false
-// if it is singular or not finite. A free body's seven local states take the fixed-size path.
-bool invert_local_block(const double* matrix, int size, double* inverse) {
-  constexpr int kFixed = static_cast<int>(kFreeBodyLocalStates);
-  if (size == kFixed) {
-    using Fixed = Eigen::Matrix<double, kFixed, kFixed>;
-    using FixedRowMajor = Eigen::Matrix<double, kFixed, kFixed, Eigen::RowMajor>;
-    const Eigen::PartialPivLU<Fixed> lu(Eigen::Map<const Fixed>{matrix});
-    Eigen::Map<FixedRowMajor> result(inverse);
-    result = lu.inverse();
-    return result.allFinite();
+// A_LL^-1 into inverse by Gauss-Jordan elimination with partial pivoting of matrix (A_LL; both
+// row-major, size x size; matrix is overwritten); false if A_LL is singular or a result is not
+// finite. Hand-written: Eigen's inverse of a 7 x 7 goes through its blocked triangular solver and
+// matrix product, made for larger matrices (4% of a 1,000-sphere pile's profile together; this
+// loop costs 1-2% less per step on pile_100, BENCHMARKS.md).
+bool invert_local_block(double* matrix, std::size_t size, double* inverse) {
+  std::fill(inverse, inverse + size * size, 0.0);
+  for (std::size_t k = 0; k < size; ++k) inverse[k * size + k] = 1.0;
+  for (std::size_t k = 0; k < size; ++k) {
+    std::size_t pivot_row = k;
+    for (std::size_t r = k + 1; r < size; ++r) {
+      if (std::abs(matrix[r * size + k]) > std::abs(matrix[pivot_row * size + k])) pivot_row = r;
+    }
+    if (matrix[pivot_row * size + k] == 0.0) return false;
+    if (pivot_row != k) {
+      std::swap_ranges(matrix + k * size, matrix + (k + 1) * size, matrix + pivot_row * size);
+      std::swap_ranges(inverse + k * size, inverse + (k + 1) * size, inverse + pivot_row * size);
+    }
+    const double scale = 1.0 / matrix[k * size + k];
+    for (std::size_t c = k; c < size; ++c) matrix[k * size + c] *= scale;
+    for (std::size_t c = 0; c < size; ++c) inverse[k * size + c] *= scale;
+    for (std::size_t r = 0; r < size; ++r) {
+      const double factor = matrix[r * size + k];
+      if (r == k || factor == 0.0) continue;
+      for (std::size_t c = k; c < size; ++c) matrix[r * size + c] -= factor * matrix[k * size + c];
+      for (std::size_t c = 0; c < size; ++c)
+        inverse[r * size + c] -= factor * inverse[k * size + c];
+    }
   }
-  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(
-      Eigen::Map<const Eigen::MatrixXd>(matrix, size, size));
-  Eigen::Map<RowMajor> result(inverse, size, size);
-  result = lu.inverse();
-  return result.allFinite();
+  return std::all_of(inverse, inverse + size * size, [](double v) { return std::isfinite(v); });
 }
 
 class ReducedKlu {
@@ -198,11 +206,10 @@ bool ReducedKlu::reduce_block(BlockElimination& block, const double* values) {
     for (std::size_t i = 0; i < locals; ++i) {
       const double* column = values + column_start[block.local_states[i]];
       for (std::size_t r = 0; r < locals; ++r) {
-        local_matrix_[i * locals + r] = column[block.local_row_slots[r]];
+        local_matrix_[r * locals + i] = column[block.local_row_slots[r]];
       }
     }
-    if (!invert_local_block(local_matrix_.data(), static_cast<int>(locals),
-                            block.local_inverse.data())) {
+    if (!invert_local_block(local_matrix_.data(), locals, block.local_inverse.data())) {
       return false;
     }
     for (std::size_t j = 0; j < kept; ++j) {

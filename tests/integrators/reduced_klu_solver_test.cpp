@@ -23,8 +23,8 @@
 namespace hybridsim {
 namespace {
 
-// Blocks of free-body size (13 states, the first 7 local: the fixed-size path; the last of them
-// coupled to nothing), one of 5 states with 2 local (the general path) and one of 3 with none.
+// Blocks of free-body size (13 states, the first 7 local; the last of them coupled to nothing),
+// one of 5 states with 2 local and one of 3 with none.
 struct Layout {
   std::vector<int> block_of_state;
   std::vector<char> local;
