@@ -3,7 +3,7 @@
 //
 // A local state's row depends on its own block's states only (a free body's position and
 // orientation, whose rates are its velocities), so each block's local rows and columns can be
-// eliminated by a small dense factorisation of its own. What is left for KLU is the Schur
+// eliminated with a small dense inverse of its own. What is left for KLU is the Schur
 // complement on the other states,
 //   S = A_KK - A_KL A_LL^-1 A_LK    (L: local states, K: kept states, A_LL block-diagonal),
 // whose pattern is A's restricted to the kept states: every column of a block has the same rows,

@@ -49,23 +49,42 @@ Layout test_layout() {
 // 3-state block's.
 constexpr std::size_t kKeptStates = 5 * 6 + 3 + 3;
 
-// Owns the SUNDIALS objects of one test: the context, the CSC matrix and two vectors.
+// One test's solver on test_layout() coupled by `pairs`, with the SUNDIALS objects it needs: the
+// context, the CSC matrix in the Jacobian's pattern and two vectors (all freed at the end, also
+// when a REQUIRE stops the test).
 struct Fixture {
+  Layout layout = test_layout();
+  BlockJacobian jacobian;
   SUNContext context = nullptr;
   SUNMatrix matrix = nullptr;
   N_Vector x = nullptr, b = nullptr;
-  explicit Fixture(int n) {
+  SUNLinearSolver solver = nullptr;
+
+  explicit Fixture(const std::vector<std::pair<int, int>>& pairs) {
     SUNContext_Create(nullptr, &context);
+    const auto n = static_cast<sunindextype>(layout.block_of_state.size());
     x = N_VNew_Serial(n, context);
     b = N_VNew_Serial(n, context);
+    REQUIRE(jacobian.assign_blocks(layout.block_of_state, pairs, layout.local));
+    new_matrix();
+    solver = new_reduced_klu_solver(jacobian, layout.local, context);
   }
-  void new_matrix(const BlockJacobian& jacobian) {
+  // New couplings: a new pattern for the Jacobian, the matrix and the solver.
+  void couple(const std::vector<std::pair<int, int>>& pairs) {
+    REQUIRE(jacobian.assign_blocks(layout.block_of_state, pairs, layout.local));
+    reduced_klu_new_pattern(solver);
+    new_matrix();
+  }
+  void new_matrix() {
     if (matrix != nullptr) SUNMatDestroy(matrix);
     const int n = jacobian.state_count();
     matrix = SUNSparseMatrix(n, n, jacobian.nonzero_count(), CSC_MAT, context);
     jacobian.write_pattern(SM_INDEXPTRS_S(matrix), SM_INDEXVALS_S(matrix));
   }
+  Fixture(const Fixture&) = delete;
+  Fixture& operator=(const Fixture&) = delete;
   ~Fixture() {
+    if (solver != nullptr) SUNLinSolFree(solver);
     if (matrix != nullptr) SUNMatDestroy(matrix);
     N_VDestroy(x);
     N_VDestroy(b);
@@ -97,13 +116,13 @@ Eigen::MatrixXd fill_dominant(SUNMatrix matrix, std::mt19937& random) {
 }
 
 // Solves A x = b with the solver and returns |A x - b| / |b| from the dense copy of A.
-double relative_residual(SUNLinearSolver solver, Fixture& fixture, const Eigen::MatrixXd& dense,
-                         std::mt19937& random) {
+double relative_residual(Fixture& fixture, const Eigen::MatrixXd& dense, std::mt19937& random) {
   const auto n = dense.rows();
   std::uniform_real_distribution<double> entry(-1.0, 1.0);
   Eigen::Map<Eigen::VectorXd> b(N_VGetArrayPointer(fixture.b), n);
   for (Eigen::Index i = 0; i < n; ++i) b[i] = entry(random);
-  REQUIRE(SUNLinSolSolve(solver, fixture.matrix, fixture.x, fixture.b, 0.0) == SUNLS_SUCCESS);
+  REQUIRE(SUNLinSolSolve(fixture.solver, fixture.matrix, fixture.x, fixture.b, 0.0) ==
+          SUNLS_SUCCESS);
   const Eigen::Map<const Eigen::VectorXd> x(N_VGetArrayPointer(fixture.x), n);
   // The dense LU's own solution as a second check of the same answer.
   const Eigen::VectorXd reference = dense.partialPivLu().solve(b);
@@ -112,64 +131,49 @@ double relative_residual(SUNLinearSolver solver, Fixture& fixture, const Eigen::
 }
 
 // Solves A x = b in place (x and b the same vector) and returns the error against the dense LU.
-double in_place_error(SUNLinearSolver solver, Fixture& fixture, const Eigen::MatrixXd& dense) {
+double in_place_error(Fixture& fixture, const Eigen::MatrixXd& dense) {
   const auto n = dense.rows();
   Eigen::Map<Eigen::VectorXd> x(N_VGetArrayPointer(fixture.x), n);
   x = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
   const Eigen::VectorXd reference = dense.partialPivLu().solve(x);
-  REQUIRE(SUNLinSolSolve(solver, fixture.matrix, fixture.x, fixture.x, 0.0) == SUNLS_SUCCESS);
+  REQUIRE(SUNLinSolSolve(fixture.solver, fixture.matrix, fixture.x, fixture.x, 0.0) ==
+          SUNLS_SUCCESS);
   return (x - reference).norm() / reference.norm();
 }
 
 TEST_CASE("reduced klu: solves like a dense LU, after refactorisations and a new pattern") {
-  const Layout layout = test_layout();
-  const auto n = static_cast<int>(layout.block_of_state.size());
   std::vector<std::pair<int, int>> pairs{{0, 1}, {1, 2}, {2, 4}, {3, 5}};
-  BlockJacobian jacobian;
-  REQUIRE(jacobian.assign_blocks(layout.block_of_state, pairs, layout.local));
-  Fixture fixture(n);
-  fixture.new_matrix(jacobian);
-  SUNLinearSolver solver = new_reduced_klu_solver(jacobian, layout.local, fixture.context);
+  Fixture fixture(pairs);
   std::mt19937 random(20261125);
 
   // First setup: analysis and a factorisation with pivoting.
   Eigen::MatrixXd dense = fill_dominant(fixture.matrix, random);
-  REQUIRE(SUNLinSolSetup(solver, fixture.matrix) == SUNLS_SUCCESS);
-  CHECK(reduced_klu_size(solver) == kKeptStates);  // the local states were eliminated
-  CHECK(relative_residual(solver, fixture, dense, random) < 1e-12);
+  REQUIRE(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_SUCCESS);
+  CHECK(reduced_klu_size(fixture.solver) == kKeptStates);  // the local states were eliminated
+  CHECK(relative_residual(fixture, dense, random) < 1e-12);
   // New values in the same pattern: a refactorisation with the same pivots.
   dense = fill_dominant(fixture.matrix, random);
-  REQUIRE(SUNLinSolSetup(solver, fixture.matrix) == SUNLS_SUCCESS);
-  CHECK(relative_residual(solver, fixture, dense, random) < 1e-12);
-  CHECK(in_place_error(solver, fixture, dense) < 1e-12);
+  REQUIRE(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_SUCCESS);
+  CHECK(relative_residual(fixture, dense, random) < 1e-12);
+  CHECK(in_place_error(fixture, dense) < 1e-12);
 
   // A new coupling (block 0 with block 3, and the 3-state block with the 5-state one).
   pairs.emplace_back(0, 3);
   pairs.emplace_back(5, 4);
-  REQUIRE(jacobian.assign_blocks(layout.block_of_state, pairs, layout.local));
-  reduced_klu_new_pattern(solver);
-  fixture.new_matrix(jacobian);
+  fixture.couple(pairs);
   dense = fill_dominant(fixture.matrix, random);
-  REQUIRE(SUNLinSolSetup(solver, fixture.matrix) == SUNLS_SUCCESS);
-  CHECK(relative_residual(solver, fixture, dense, random) < 1e-12);
-  SUNLinSolFree(solver);
+  REQUIRE(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_SUCCESS);
+  CHECK(relative_residual(fixture, dense, random) < 1e-12);
 }
 
 TEST_CASE("reduced klu: a singular matrix is a recoverable failure, and the solver recovers") {
-  const Layout layout = test_layout();
-  const auto n = static_cast<int>(layout.block_of_state.size());
-  const std::vector<std::pair<int, int>> pairs{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}};
-  BlockJacobian jacobian;
-  REQUIRE(jacobian.assign_blocks(layout.block_of_state, pairs, layout.local));
-  Fixture fixture(n);
-  fixture.new_matrix(jacobian);
-  SUNLinearSolver solver = new_reduced_klu_solver(jacobian, layout.local, fixture.context);
+  Fixture fixture({{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}});
   std::mt19937 random(7);
-  Eigen::MatrixXd dense = fill_dominant(fixture.matrix, random);
-  REQUIRE(SUNLinSolSetup(solver, fixture.matrix) == SUNLS_SUCCESS);
+  const Eigen::MatrixXd dense = fill_dominant(fixture.matrix, random);
+  REQUIRE(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_SUCCESS);
 
   double* values = SM_DATA_S(fixture.matrix);
-  const std::span<const std::int64_t> column_start = jacobian.column_starts();
+  const std::span<const std::int64_t> column_start = fixture.jacobian.column_starts();
   auto zero_column = [&](int column) {
     std::vector<double> saved(values + column_start[column], values + column_start[column + 1]);
     std::fill(values + column_start[column], values + column_start[column + 1], 0.0);
@@ -180,17 +184,16 @@ TEST_CASE("reduced klu: a singular matrix is a recoverable failure, and the solv
   };
   // A local column of zeros: that block's A_LL is singular.
   const std::vector<double> local_saved = zero_column(3);
-  CHECK(SUNLinSolSetup(solver, fixture.matrix) == SUNLS_LUFACT_FAIL);
+  CHECK(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_LUFACT_FAIL);
   restore_column(3, local_saved);
   // A kept column of zeros: the Schur complement is singular (the refactorisation fails, and so
   // does the factorisation with pivoting that follows).
   const std::vector<double> kept_saved = zero_column(13 + 9);
-  CHECK(SUNLinSolSetup(solver, fixture.matrix) == SUNLS_LUFACT_FAIL);
+  CHECK(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_LUFACT_FAIL);
   restore_column(13 + 9, kept_saved);
   // The next setup factorises again and solves as before.
-  REQUIRE(SUNLinSolSetup(solver, fixture.matrix) == SUNLS_SUCCESS);
-  CHECK(relative_residual(solver, fixture, dense, random) < 1e-12);
-  SUNLinSolFree(solver);
+  REQUIRE(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_SUCCESS);
+  CHECK(relative_residual(fixture, dense, random) < 1e-12);
 }
 
 }  // namespace
