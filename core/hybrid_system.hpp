@@ -141,6 +141,23 @@ class HybridSystem {
     std::fill(local.begin(), local.end(), char{0});
   }
 
+  // Partial right-hand sides for coloured difference quotients (integrators/block_jacobian.hpp):
+  // each of the Jacobian's evaluations perturbs the states of a few blocks, no two coupled, and
+  // reads only the derivatives of those blocks and of the blocks coupled to them, where a full
+  // evaluation recomputes every body and every contact.
+  // prepare_partial_derivatives takes (t, x) as the base point and returns true if the system
+  // supports partial evaluations there (the default returns false: callers evaluate in full).
+  // compute_partial_derivatives then takes an x that differs from the base only in the states
+  // `perturbed` (the same t), and writes the derivatives of every state in the blocks of those
+  // states and in the blocks coupled to them (state_blocks' blocks and pairs), exactly as
+  // compute_derivatives would (bit for bit); the other entries of xdot are left as they were.
+  // Valid until the next call of any other member.
+  virtual bool prepare_partial_derivatives(double /*t*/, ConstVectorRef /*x*/) { return false; }
+  virtual void compute_partial_derivatives(double t, ConstVectorRef x,
+                                           std::span<const int> /*perturbed*/, VectorRef xdot) {
+    compute_derivatives(t, x, xdot);
+  }
+
   // Number of right-hand-side evaluations since construction.
   virtual long rhs_evaluation_count() const = 0;
 };

@@ -67,7 +67,10 @@ class BlockJacobian {
   // (1 if fy is 0), u the unit round-off, h the current step and weight the error weights. The
   // increment is the representable difference (y_j + inc) - y_j, so that the quotient divides by
   // the step actually taken. y is perturbed in place and restored; f_perturbed is scratch of
-  // length n. rhs(t, y, f) returns 0 on success, anything else is returned at once.
+  // length n. rhs(t, y, f, perturbed) returns 0 on success, anything else is returned at once;
+  // perturbed lists the states that differ from the base point, and rhs needs to write only the
+  // rows of their blocks and of the blocks coupled to them (HybridSystem's partial
+  // evaluations). A quotient that is not finite returns 1.
   template <typename Rhs>
   int compute(double t, double h, double* y, const double* fy, const double* weight,
               double* f_perturbed, double* values, Rhs&& rhs);
@@ -117,18 +120,22 @@ int BlockJacobian::compute(double t, double h, double* y, const double* fy, cons
       y[j] += wanted;
       increment_[j] = y[j] - saved_state_[j];
     }
-    const int flag = rhs(t, y, f_perturbed);
+    const int flag = rhs(t, y, f_perturbed, std::span<const int>(columns));
     for (int j : columns) y[j] = saved_state_[j];
     if (flag != 0) return flag;
 
     // Column j's rows are the states of j's block and of the blocks coupled to it.
+    bool finite = true;
     for (int j : columns) {
       const double inverse = 1.0 / increment_[j];
       double* column = values + column_start_[j];
       for (int row : block_rows_[block_index_[j]]) {
-        *column++ = (f_perturbed[row] - fy[row]) * inverse;
+        const double quotient = (f_perturbed[row] - fy[row]) * inverse;
+        finite = finite && std::isfinite(quotient);
+        *column++ = quotient;
       }
     }
+    if (!finite) return 1;
   }
   return 0;
 }

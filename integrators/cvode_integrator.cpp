@@ -11,6 +11,7 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -90,11 +91,22 @@ int sparse_linear_system(realtype t, N_Vector y, N_Vector fy, SUNMatrix A, boole
       check_flag(CVodeGetErrWeights(self->cvode, self->error_weights), "CVodeGetErrWeights");
       self->jacobian_values.resize(nonzeros);
       const int n = jacobian.state_count();
-      auto rhs = [self, n](double time, double* state, double* derivative) {
+      // A system that evaluates only the perturbed bodies and their neighbours needs the base
+      // point first (one evaluation); the quotients' finiteness is checked by compute.
+      const bool partial = self->system->prepare_partial_derivatives(
+          t, Eigen::Map<const Eigen::VectorXd>(N_VGetArrayPointer(y), n));
+      if (partial) ++self->jacobian_rhs_evals;
+      auto rhs = [self, n, partial](double time, double* state, double* derivative,
+                                    std::span<const int> perturbed) {
         ++self->jacobian_rhs_evals;
         Eigen::Map<Eigen::VectorXd> xdot(derivative, n);
-        self->system->compute_derivatives(time, Eigen::Map<const Eigen::VectorXd>(state, n), xdot);
-        return xdot.allFinite() ? 0 : 1;
+        const Eigen::Map<const Eigen::VectorXd> x(state, n);
+        if (partial) {
+          self->system->compute_partial_derivatives(time, x, perturbed, xdot);
+        } else {
+          self->system->compute_derivatives(time, x, xdot);
+        }
+        return 0;
       };
       const int flag =
           jacobian.compute(t, h, N_VGetArrayPointer(y), N_VGetArrayPointer(fy),

@@ -37,6 +37,10 @@ MultibodySystem::MultibodySystem(const Model& model)
       free_bodies_.push_back(static_cast<int>(i));
     }
   }
+  body_of_state_.assign(static_cast<std::size_t>(model.state_size), -1);
+  for (int body : free_bodies_) {
+    std::fill_n(body_of_state_.begin() + model.bodies[body].state_offset, kFreeBodyStateSize, body);
+  }
   for (const Joint& joint : model.joints) {
     jointed_[joint.parent] = model.bodies[joint.parent].fixed ? 0 : 1;
     jointed_[joint.child] = model.bodies[joint.child].fixed ? 0 : 1;
@@ -100,57 +104,80 @@ void MultibodySystem::apply_joint_efforts(double t) {
 }
 
 void MultibodySystem::apply_contact_forces(ContactResult* results) {
-  const double eps = contacts_.contact_eps();
   std::size_t k = 0;
   for (const auto& [id, pair] : contacts_.contacts()) {
-    const Shape& shape_a = model_.shapes[pair.shape_a];
-    const Shape& shape_b = model_.shapes[pair.shape_b];
-    const SignedDistance geometry =
-        compute_signed_distance(shape_a, X_WS_[pair.shape_a], shape_b, X_WS_[pair.shape_b]);
-    const BodyKinematics& body_a = kinematics_[shape_a.body];
-    const BodyKinematics& body_b = kinematics_[shape_b.body];
-
-    // Contact kinematics at C: the force-law distance is distanceOrg + eps (design.md §4).
-    ContactKinematics contact;
-    const Vec3 p_WC = geometry.contact_point_W();
-    const Vec3& n = geometry.n_AB_W;
-    const Vec3 v_rel_W = velocity_of_point(body_b, p_WC) - velocity_of_point(body_a, p_WC);
-    contact.n_AB_W = n;
-    contact.penetration = -(geometry.distance + eps);
-    contact.penetration_rate = -v_rel_W.dot(n);
-    contact.v_slip_W = v_rel_W - v_rel_W.dot(n) * n;
-    contact.w_rel_W = body_b.w_WB_W - body_a.w_WB_W;
-    contact.contact_count = pair.body_pair_contacts;
-    // fdir1 of A if it has one, else of B (body frame to world).
-    if (!shape_a.fdir1_B.isZero()) {
-      contact.fdir1_W = body_a.X_WB.rotation * shape_a.fdir1_B;
-    } else if (!shape_b.fdir1_B.isZero()) {
-      contact.fdir1_W = body_b.X_WB.rotation * shape_b.fdir1_B;
-    }
-    const ContactForce force = compute_contact_force(pair.law, pair.damping, contact);
-
-    // B receives +F at C and +tau, A the opposite.
-    wrenches_[shape_b.body].add_force_at(force.f_B_W, p_WC, body_b.p_WCom);
-    wrenches_[shape_b.body].tau_Com_W += force.tau_B_W;
-    wrenches_[shape_a.body].add_force_at(-force.f_B_W, p_WC, body_a.p_WCom);
-    wrenches_[shape_a.body].tau_Com_W -= force.tau_B_W;
-
-    if (results != nullptr) {
-      ContactResult& r = results[k];
-      r.pair = id;
-      r.shape_a = pair.shape_a;
-      r.shape_b = pair.shape_b;
-      r.penetration = contact.penetration;
-      r.penetration_rate = contact.penetration_rate;
-      r.slip_velocity_W = contact.v_slip_W;
-      r.normal_force = force.normal_force;
-      r.friction_force_W = force.friction_W;
-      r.point_W = p_WC;
-      r.normal_W = n;
-      r.force_on_B_W = force.f_B_W;
-      r.torque_on_B_W = force.tau_B_W;
-    }
+    const ContactTerms terms =
+        compute_contact_terms(pair, id, results != nullptr ? &results[k] : nullptr);
+    add_contact_terms(model_.shapes[pair.shape_b].body, terms, true);
+    add_contact_terms(model_.shapes[pair.shape_a].body, terms, false);
     ++k;
+  }
+}
+
+MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const ContactPair& pair,
+                                                                     PairId id,
+                                                                     ContactResult* result) {
+  const Shape& shape_a = model_.shapes[pair.shape_a];
+  const Shape& shape_b = model_.shapes[pair.shape_b];
+  const SignedDistance geometry =
+      compute_signed_distance(shape_a, X_WS_[pair.shape_a], shape_b, X_WS_[pair.shape_b]);
+  const BodyKinematics& body_a = kinematics_[shape_a.body];
+  const BodyKinematics& body_b = kinematics_[shape_b.body];
+
+  // Contact kinematics at C: the force-law distance is distanceOrg + eps (design.md §4).
+  ContactKinematics contact;
+  const Vec3 p_WC = geometry.contact_point_W();
+  const Vec3& n = geometry.n_AB_W;
+  const Vec3 v_rel_W = velocity_of_point(body_b, p_WC) - velocity_of_point(body_a, p_WC);
+  contact.n_AB_W = n;
+  contact.penetration = -(geometry.distance + contacts_.contact_eps());
+  contact.penetration_rate = -v_rel_W.dot(n);
+  contact.v_slip_W = v_rel_W - v_rel_W.dot(n) * n;
+  contact.w_rel_W = body_b.w_WB_W - body_a.w_WB_W;
+  contact.contact_count = pair.body_pair_contacts;
+  // fdir1 of A if it has one, else of B (body frame to world).
+  if (!shape_a.fdir1_B.isZero()) {
+    contact.fdir1_W = body_a.X_WB.rotation * shape_a.fdir1_B;
+  } else if (!shape_b.fdir1_B.isZero()) {
+    contact.fdir1_W = body_b.X_WB.rotation * shape_b.fdir1_B;
+  }
+  const ContactForce force = compute_contact_force(pair.law, pair.damping, contact);
+
+  // B receives +F at C and +tau, A the opposite.
+  ContactTerms terms;
+  terms.f_B_W = force.f_B_W;
+  terms.moment_B_W = (p_WC - body_b.p_WCom).cross(force.f_B_W);
+  terms.tau_B_W = force.tau_B_W;
+  terms.moment_A_W = (p_WC - body_a.p_WCom).cross(-force.f_B_W);
+
+  if (result != nullptr) {
+    ContactResult& r = *result;
+    r.pair = id;
+    r.shape_a = pair.shape_a;
+    r.shape_b = pair.shape_b;
+    r.penetration = contact.penetration;
+    r.penetration_rate = contact.penetration_rate;
+    r.slip_velocity_W = contact.v_slip_W;
+    r.normal_force = force.normal_force;
+    r.friction_force_W = force.friction_W;
+    r.point_W = p_WC;
+    r.normal_W = n;
+    r.force_on_B_W = force.f_B_W;
+    r.torque_on_B_W = force.tau_B_W;
+  }
+  return terms;
+}
+
+void MultibodySystem::add_contact_terms(int body, const ContactTerms& terms, bool body_is_b) {
+  BodyWrench& wrench = wrenches_[body];
+  if (body_is_b) {
+    wrench.f_W += terms.f_B_W;
+    wrench.tau_Com_W += terms.moment_B_W;
+    wrench.tau_Com_W += terms.tau_B_W;
+  } else {
+    wrench.f_W += -terms.f_B_W;
+    wrench.tau_Com_W += terms.moment_A_W;
+    wrench.tau_Com_W -= terms.tau_B_W;
   }
 }
 

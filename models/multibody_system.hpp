@@ -46,6 +46,12 @@ class MultibodySystem final : public HybridSystem {
   double next_time_event(double t) const override;
   EventOutcome handle_time_event(double t, VectorRef x) override;
   double max_step_hint(double t, ConstVectorRef x) const override;
+  // Partial evaluations for scenes of free bodies without joints or inputs (a pile): a perturbed
+  // body's kinematics and its contacts are recomputed, the other contacts' terms are those of the
+  // base point, and each affected body sums its terms in the order of a full evaluation.
+  bool prepare_partial_derivatives(double t, ConstVectorRef x) override;
+  void compute_partial_derivatives(double t, ConstVectorRef x, std::span<const int> perturbed,
+                                   VectorRef xdot) override;
   long rhs_evaluation_count() const override { return rhs_count_; }
   // The linear and angular velocities of every free body.
   std::vector<bool> velocity_mask() const override;
@@ -93,6 +99,16 @@ class MultibodySystem final : public HybridSystem {
   void apply_gravity_and_inputs(double t);
   void apply_joint_efforts(double t);
   void apply_contact_forces(ContactResult* results);
+  // What one contact adds to its bodies' wrenches, in the order it adds them: B gets f_B_W, then
+  // the moments moment_B_W and tau_B_W; A gets -f_B_W, then moment_A_W and -tau_B_W.
+  struct ContactTerms {
+    Vec3 f_B_W;
+    Vec3 moment_B_W;  // of f_B_W at the contact point about B's centre of mass
+    Vec3 tau_B_W;     // the law's torque on B (rolling, torsion)
+    Vec3 moment_A_W;  // of -f_B_W about A's centre of mass
+  };
+  ContactTerms compute_contact_terms(const ContactPair& pair, PairId id, ContactResult* result);
+  void add_contact_terms(int body, const ContactTerms& terms, bool body_is_b);
   void write_derivatives(const double* x, double* xdot);
   // With joints: the unconstrained accelerations of the jointed bodies into nu_dot_, and the
   // constraint rows at the current kinematics.
@@ -119,6 +135,32 @@ class MultibodySystem final : public HybridSystem {
   std::vector<char> input_overridden_;       // per input: a host value is set
   std::vector<Vec3> input_override_values_;  // per input
   long rhs_count_ = 0;
+
+  // Partial evaluations (prepare_partial_derivatives): the base point's contact terms, per pair
+  // of contactDict in its order, and each body's pairs in that order (compressed rows).
+  struct PartialContact {
+    const ContactPair* pair;
+    PairId id;
+    int body_a;
+    int body_b;
+  };
+  std::vector<int> body_of_state_;  // per state: its free body
+  std::vector<PartialContact> partial_contacts_;
+  std::vector<ContactTerms> base_terms_;       // per pair, at the base point
+  std::vector<ContactTerms> perturbed_terms_;  // per pair, valid where pair_stamp_ is current
+  std::vector<int> body_pairs_start_;          // per body + 1
+  std::vector<int> body_pairs_;
+  std::vector<int> body_pairs_next_;       // scratch of prepare_partial_derivatives
+  std::vector<BodyWrench> base_external_;  // per body: gravity (no inputs or joint efforts)
+  // Per evaluation: its stamp marks the perturbed bodies, the affected ones and the pairs redone.
+  int partial_stamp_ = 0;
+  std::vector<int> perturbed_stamp_;  // per body
+  std::vector<int> affected_stamp_;   // per body
+  std::vector<int> pair_stamp_;       // per pair
+  std::vector<int> perturbed_bodies_;
+  std::vector<int> affected_bodies_;
+  std::vector<BodyKinematics> saved_kinematics_;  // per perturbed body, the base point's
+  std::vector<Pose> saved_shape_poses_;           // their shapes' poses, in the same order
 };
 
 }  // namespace hybridsim

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -35,7 +36,7 @@ Eigen::MatrixXd quotient_of_linear(BlockJacobian& jacobian, const Eigen::MatrixX
   Eigen::VectorXd f_perturbed(n);
   std::vector<double> values(static_cast<std::size_t>(jacobian.nonzero_count()));
   calls = 0;
-  auto rhs = [&](double, const double* state, double* derivative) {
+  auto rhs = [&](double, const double* state, double* derivative, std::span<const int>) {
     ++calls;
     Eigen::Map<Eigen::VectorXd>(derivative, n) = A * Eigen::Map<const Eigen::VectorXd>(state, n);
     return 0;
