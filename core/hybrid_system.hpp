@@ -141,6 +141,17 @@ class HybridSystem {
     std::fill(local.begin(), local.end(), char{0});
   }
 
+  // Checkpoints (a long run continued by another process): the discrete state that the
+  // continuous state needs to go on from a restart, as numbers (for scenes, contactDict's pairs
+  // with the pre-impact velocities they stored), and a start from it. restore_discrete_state
+  // replaces initialize for a run that continues at (t0, x) from discrete_state()'s numbers; it
+  // throws InputError if they do not fit the system. The defaults: no discrete state, initialize.
+  virtual std::vector<double> discrete_state() const { return {}; }
+  virtual EventOutcome restore_discrete_state(double t0, VectorRef x,
+                                              std::span<const double> /*discrete*/) {
+    return initialize(t0, x);
+  }
+
   // Partial right-hand sides for coloured difference quotients (integrators/block_jacobian.hpp):
   // each of the Jacobian's evaluations perturbs the states of a few blocks, no two coupled, and
   // reads only the derivatives of those blocks and of the blocks coupled to them, where a full

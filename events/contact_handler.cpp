@@ -5,6 +5,10 @@
 #include <map>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+
 namespace hybridsim {
 namespace {
 
@@ -169,16 +173,7 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
     contact_dict_.emplace(id, pair);
   });
 
-  // Contact points between the same two bodies (for laws that normalise by it).
-  std::map<std::pair<int, int>, int> contacts_per_body_pair;
-  const auto body_pair = [this](const ContactPair& pair) {
-    const int a = model_.shapes[pair.shape_a].body, b = model_.shapes[pair.shape_b].body;
-    return std::pair{std::min(a, b), std::max(a, b)};
-  };
-  for (const auto& [id, pair] : contact_dict_) ++contacts_per_body_pair[body_pair(pair)];
-  for (auto& [id, pair] : contact_dict_) {
-    pair.body_pair_contacts = contacts_per_body_pair[body_pair(pair)];
-  }
+  count_body_pair_contacts();
 
   // Ends, then starts, each in pair-id order.
   for (auto& [id, pair] : last_contact_dict_) {
@@ -196,6 +191,63 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   last_contact_dict_ = contact_dict_;
   index_contacts();
   return records;
+}
+
+void ContactHandler::count_body_pair_contacts() {
+  // Contact points between the same two bodies (for laws that normalise by it).
+  std::map<std::pair<int, int>, int> contacts_per_body_pair;
+  const auto body_pair = [this](const ContactPair& pair) {
+    const int a = model_.shapes[pair.shape_a].body, b = model_.shapes[pair.shape_b].body;
+    return std::pair{std::min(a, b), std::max(a, b)};
+  };
+  for (const auto& [id, pair] : contact_dict_) ++contacts_per_body_pair[body_pair(pair)];
+  for (auto& [id, pair] : contact_dict_) {
+    pair.body_pair_contacts = contacts_per_body_pair[body_pair(pair)];
+  }
+}
+
+std::vector<double> ContactHandler::stored_pairs() const {
+  std::vector<double> stored;
+  stored.reserve(4 * contact_dict_.size());
+  for (const auto& [id, pair] : contact_dict_) {
+    stored.insert(stored.end(),
+                  {static_cast<double>(pair.shape_a), static_cast<double>(pair.shape_b),
+                   pair.pre_impact_normal_velocity, pair.damping});
+  }
+  return stored;
+}
+
+void ContactHandler::restore(std::span<const double> stored, std::span<const Pose> X_WS) {
+  if (stored.size() % 4 != 0) {
+    throw InputError(
+        fmt::format("key 'contact_pairs' has {} numbers, not 4 per pair", stored.size()));
+  }
+  const auto shape_count = static_cast<double>(model_.shapes.size());
+  contact_dict_.clear();
+  for (std::size_t i = 0; i < stored.size(); i += 4) {
+    const double a = stored[i], b = stored[i + 1];
+    const auto valid = [shape_count](double shape) {
+      return shape >= 0.0 && shape < shape_count && shape == std::floor(shape);
+    };
+    if (!valid(a) || !valid(b) || !(a < b)) {
+      throw InputError(
+          fmt::format("key 'contact_pairs': pair {} has shapes {} and {} (the scene has {} shapes)",
+                      i / 4, a, b, model_.shapes.size()));
+    }
+    ContactPair pair;
+    pair.shape_a = static_cast<int>(a);
+    pair.shape_b = static_cast<int>(b);
+    pair.law = resolve_contact_law(model_, pair.shape_a, pair.shape_b);
+    pair.pre_impact_normal_velocity = stored[i + 2];
+    pair.damping = stored[i + 3];
+    pair.geometry = compute_signed_distance(model_.shapes[pair.shape_a], X_WS[pair.shape_a],
+                                            model_.shapes[pair.shape_b], X_WS[pair.shape_b]);
+    contact_dict_.emplace(make_pair_id(pair.shape_a, pair.shape_b), pair);
+  }
+  count_body_pair_contacts();
+  broadphase_.update(X_WS);
+  last_contact_dict_ = contact_dict_;
+  index_contacts();
 }
 
 void ContactHandler::reset() {

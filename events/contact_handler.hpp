@@ -51,6 +51,13 @@ class ContactHandler {
   // Forgets both dictionaries (a new run starts).
   void reset();
 
+  // Checkpoints: per pair in contactDict, its two shapes, the pre-impact normal velocity and
+  // damping it stored (4 numbers each, in pair order), and both dictionaries set back from them
+  // (the law from the model, the geometry at X_WS). restore throws InputError naming the pair if
+  // a shape index is not the model's.
+  std::vector<double> stored_pairs() const;
+  void restore(std::span<const double> stored, std::span<const Pose> X_WS);
+
   const ContactDict& contacts() const { return contact_dict_; }
   const ContactDict& last_contacts() const { return last_contact_dict_; }
   const Broadphase& broadphase() const { return broadphase_; }
@@ -58,6 +65,8 @@ class ContactHandler {
  private:
   // Rebuilds the flat copies of contactDict's pairs that the crossing functions read.
   void index_contacts();
+  // Each pair's count of contacts between the same two bodies.
+  void count_body_pair_contacts();
 
   const Model& model_;
   double contact_eps_;

@@ -111,18 +111,71 @@ void HybridLoop::start(SimulationObserver* observer) {
     // Initial discrete state and the first output.
     EventInstant initial{EventInstantKind::initialization, t_, {}, system_.initialize(t_, x_)};
     if (!initial.outcome.records.empty()) report_event(std::move(initial));
-    IntegratorSettings settings = options_.integrator;
-    settings.max_step = std::min(settings.max_step, system_.max_step_hint(t_, x_));
-    if (!(settings.min_step > 0.0)) settings.min_step = time_tolerance_;
-    integrator_.initialize(system_, t_, x_, settings);
-    integrator_started_ = true;
-    t_integrator_ = t_;
-    x_integrator_ = x_;
+    initialize_integrator();
     if (observer_ != nullptr) observer_->on_output(t_, x_);
     last_output_time_ = t_;
   } catch (const std::exception& error) {
     halt(SimulationStatus::error, error.what());
   }
+}
+
+void HybridLoop::initialize_integrator() {
+  IntegratorSettings settings = options_.integrator;
+  settings.max_step = std::min(settings.max_step, system_.max_step_hint(t_, x_));
+  if (!(settings.min_step > 0.0)) settings.min_step = time_tolerance_;
+  integrator_.initialize(system_, t_, x_, settings);
+  integrator_started_ = true;
+  t_integrator_ = t_;
+  x_integrator_ = x_;
+}
+
+void HybridLoop::resume(SimulationObserver* observer, const Checkpoint& checkpoint) {
+  if (started_) throw InputError("the simulation has already started");
+  if (checkpoint.x.size() != system_.state_size()) {
+    throw InputError(fmt::format("key 'x' has {} states where the system has {}",
+                                 checkpoint.x.size(), system_.state_size()));
+  }
+  if (!(checkpoint.t >= options_.start_time && checkpoint.t <= options_.stop_time)) {
+    throw InputError(fmt::format("key 't' is {:.17g} s, outside the run ({} to {} s)", checkpoint.t,
+                                 options_.start_time, options_.stop_time));
+  }
+  started_ = true;
+  observer_ = observer;
+  rhs_calls_before_ = system_.rhs_evaluation_count();
+  rhs_calls_carried_ = checkpoint.counters.rhs_calls;
+  result_ = checkpoint.counters;
+  result_.status = SimulationStatus::ok;
+  result_.message.clear();
+  t_ = checkpoint.t;
+  x_ = checkpoint.x;
+  x_output_.resize(system_.state_size());
+  recent_event_times_ = checkpoint.recent_event_times;
+  next_output_index_ = checkpoint.next_output_index;
+  last_output_time_ = checkpoint.last_output_time;
+  // A checkpoint's discrete state that does not fit the system is bad input, not a failed run.
+  system_.restore_discrete_state(t_, x_, checkpoint.discrete);
+  try {
+    initialize_integrator();
+  } catch (const std::exception& error) {
+    halt(SimulationStatus::error, error.what());
+  }
+}
+
+void HybridLoop::offer_checkpoint() {
+  if (checkpoint_sink_ == nullptr || !checkpoint_sink_->checkpoint_due(t_)) return;
+  checkpoint_sink_->write_checkpoint(checkpoint());
+}
+
+Checkpoint HybridLoop::checkpoint() const {
+  Checkpoint checkpoint;
+  checkpoint.t = t_;
+  checkpoint.x = x_;
+  checkpoint.discrete = system_.discrete_state();
+  checkpoint.recent_event_times = recent_event_times_;
+  checkpoint.next_output_index = next_output_index_;
+  checkpoint.last_output_time = last_output_time_;
+  checkpoint.counters = result();
+  return checkpoint;
 }
 
 void HybridLoop::handle_pending_root() {
@@ -145,6 +198,7 @@ void HybridLoop::handle_pending_root() {
     return;
   }
   restart();
+  offer_checkpoint();
 }
 
 void HybridLoop::handle_time_event() {
@@ -154,6 +208,7 @@ void HybridLoop::handle_time_event() {
   EventInstant instant{EventInstantKind::time_event, t_, {}, system_.handle_time_event(t_, x_)};
   report_event(std::move(instant));
   restart();
+  offer_checkpoint();
 }
 
 double HybridLoop::horizon(double target) const {
@@ -270,7 +325,7 @@ void HybridLoop::interrupt(std::vector<EventRecord> records) {
 SimulationResult HybridLoop::result() const {
   SimulationResult result = result_;
   result.t_end = t_;
-  result.rhs_calls = system_.rhs_evaluation_count() - rhs_calls_before_;
+  result.rhs_calls = rhs_calls_carried_ + system_.rhs_evaluation_count() - rhs_calls_before_;
   if (integrator_started_) {
     // The counters of the current segment, if the integrator can still give them.
     try {

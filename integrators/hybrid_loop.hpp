@@ -28,6 +28,29 @@
 
 namespace hybridsim {
 
+// Where a run stands (after an event's restart, or at its end), enough for another process to go
+// on from there (hybridsim run --checkpoint / --resume): the integrator starts afresh at every
+// restart, so a run resumed from a checkpoint takes the steps the original would have taken up to
+// the solvers' round-off (a fresh sparse factorisation, for instance; a chaotic scene then drifts
+// apart as it would under any perturbation of that size).
+struct Checkpoint {
+  double t = 0.0;  // s
+  VectorX x;
+  std::vector<double> discrete;            // HybridSystem::discrete_state()
+  std::vector<double> recent_event_times;  // s, the Zeno guard's window
+  long next_output_index = 0;              // outputs already written: start + k dt for k below
+  double last_output_time = 0.0;           // s
+  SimulationResult counters;               // totals so far (t_end, status and message unused)
+};
+
+// Asked after every event's restart whether it wants a checkpoint (cheap), then given one.
+class CheckpointSink {
+ public:
+  virtual ~CheckpointSink() = default;
+  virtual bool checkpoint_due(double t) = 0;
+  virtual void write_checkpoint(const Checkpoint& checkpoint) = 0;
+};
+
 class HybridLoop {
  public:
   // System and integrator must outlive the loop.
@@ -38,6 +61,15 @@ class HybridLoop {
 
   // Piecewise use: start once, then advance. The observer may be null.
   void start(SimulationObserver* observer);
+  // Instead of start: goes on from a checkpoint of a run of the same system and options (its
+  // counters carry on; no initial output, the next one is the checkpoint's next).
+  void resume(SimulationObserver* observer, const Checkpoint& checkpoint);
+  // Checkpoints at restarts after events, when the sink asks (null: none).
+  void set_checkpoint_sink(CheckpointSink* sink) { checkpoint_sink_ = sink; }
+  // Where the run stands now (time(), state()): the system's discrete state is frozen between
+  // events, so a run may go on from any instant, as at a restart (after finish: a finished run
+  // continued to a later stop time).
+  Checkpoint checkpoint() const;
 
   enum class Stop { target_reached, event, step_taken, halted };
   // Advances to `target` (>= time()). Returns early after an event instant when stop_at_event, or
@@ -64,6 +96,8 @@ class HybridLoop {
   bool zeno_guard_tripped(double t);
   void restart();
   void halt(SimulationStatus status, std::string message);
+  void initialize_integrator();
+  void offer_checkpoint();
   void handle_pending_root();
   void handle_time_event();
   double horizon(double target) const;
@@ -91,6 +125,8 @@ class HybridLoop {
   long next_output_index_ = 1;
   double last_output_time_ = -kInfinity;
   std::vector<double> recent_event_times_;
+  CheckpointSink* checkpoint_sink_ = nullptr;
+  long rhs_calls_carried_ = 0;  // right-hand sides of the run before a resume
   int stalled_steps_ = 0;
 };
 

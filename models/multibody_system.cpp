@@ -285,6 +285,20 @@ EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
   return outcome;
 }
 
+std::vector<double> MultibodySystem::discrete_state() const {
+  return contacts_.stored_pairs();
+}
+
+EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
+                                                     std::span<const double> discrete) {
+  // x is a state the run had after an event (unit quaternions, on the joints): taken as it is.
+  contacts_.reset();
+  update_kinematics(x.data());
+  contacts_.restore(discrete, X_WS_);
+  constraints_.detect_redundancy();
+  return {};
+}
+
 EventOutcome MultibodySystem::handle_state_event(double t, VectorRef x,
                                                  std::span<const int> roots_found) {
   std::string crossing;

@@ -32,6 +32,10 @@ class MultibodySystem final : public HybridSystem {
   int state_size() const override { return model_.state_size; }
   void initial_state(VectorRef x0) const override;
   EventOutcome initialize(double t0, VectorRef x) override;
+  // contactDict's pairs with their stored pre-impact velocity and damping (4 numbers per pair).
+  std::vector<double> discrete_state() const override;
+  EventOutcome restore_discrete_state(double t0, VectorRef x,
+                                      std::span<const double> discrete) override;
   void compute_derivatives(double t, ConstVectorRef x, VectorRef xdot) override;
   // DAE form: the algebraic variables are the joint multipliers (one per constraint row, N or
   // N m); the residual is the state equation with the constraint forces G^T lambda, and the

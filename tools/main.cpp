@@ -44,6 +44,12 @@ int main(int argc, char** argv) {
   run_app->add_flag("--quiet", run.quiet, "Print nothing but the event log and errors");
   run_app->add_flag("--progress", run.progress, "Show a progress bar on stderr");
   run_app->add_option("--set", run.overrides, "Override a scene value: KEY=VALUE (repeatable)");
+  run_app->add_option("--checkpoint", run.checkpoint_path,
+                      "Write a checkpoint file (after an event, every --checkpoint-interval)");
+  run_app->add_option("--checkpoint-interval", run.checkpoint_interval_s,
+                      "Wall time between checkpoints, s (default 600)");
+  run_app->add_option("--resume", run.resume_path,
+                      "Continue a run from a checkpoint file (same scene and --set values)");
 
   CLI::App* list_app = app.add_subcommand("integrators", "List the integrator names");
   CLI::App* catalog_app = app.add_subcommand(

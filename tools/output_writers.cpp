@@ -168,6 +168,22 @@ void RunWriter::finish() {
   if (contacts_.is_open()) contacts_.flush();
 }
 
+nlohmann::json make_stats(const SimulationResult& result) {
+  const IntegratorStats& s = result.stats;
+  return {{"steps", s.steps},
+          {"rhs_evals", s.rhs_evals},
+          {"jac_evals", s.jac_evals},
+          {"root_evals", s.root_evals},
+          {"error_test_fails", s.error_test_fails},
+          {"nonlinear_iters", s.nonlinear_iters},
+          {"nonlinear_conv_fails", s.nonlinear_conv_fails},
+          {"state_events", result.state_events},
+          {"time_events", result.time_events},
+          {"contact_starts", result.contact_starts},
+          {"contact_ends", result.contact_ends},
+          {"restarts", result.restarts}};
+}
+
 nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& options,
                             const std::string& integrator, const SimulationResult& result,
                             const VectorX& final_state, double initial_energy, double wall_time) {
@@ -185,19 +201,7 @@ nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& op
   if (!result.message.empty()) summary["message"] = result.message;
   summary["t_end"] = result.t_end;
   summary["wall_time_s"] = wall_time;
-  const IntegratorStats& s = result.stats;
-  summary["stats"] = {{"steps", s.steps},
-                      {"rhs_evals", s.rhs_evals},
-                      {"jac_evals", s.jac_evals},
-                      {"root_evals", s.root_evals},
-                      {"error_test_fails", s.error_test_fails},
-                      {"nonlinear_iters", s.nonlinear_iters},
-                      {"nonlinear_conv_fails", s.nonlinear_conv_fails},
-                      {"state_events", result.state_events},
-                      {"time_events", result.time_events},
-                      {"contact_starts", result.contact_starts},
-                      {"contact_ends", result.contact_ends},
-                      {"restarts", result.restarts}};
+  summary["stats"] = make_stats(result);
   summary["energy"] = {{"initial", initial_energy}, {"final", system.compute_energy(final_state)}};
   nlohmann::json bodies = nlohmann::json::object();
   const auto kinematics = system.compute_kinematics(final_state);

@@ -35,6 +35,11 @@ class RunWriter final : public SimulationObserver {
   void finish();
 
   double initial_energy() const { return initial_energy_; }
+  // A resumed run: the energy at the original start (the first output here is a later one).
+  void set_initial_energy(double energy) {
+    initial_energy_ = energy;
+    have_initial_energy_ = true;
+  }
 
  private:
   void write_trajectory_row(double t, const VectorX& x);
@@ -56,6 +61,8 @@ class RunWriter final : public SimulationObserver {
 };
 
 // The summary JSON of a finished run.
+// The summary's "stats": the run's counters (spec/outputs.md).
+nlohmann::json make_stats(const SimulationResult& result);
 nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& options,
                             const std::string& integrator, const SimulationResult& result,
                             const VectorX& final_state, double initial_energy, double wall_time);

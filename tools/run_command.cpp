@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include "hybridsim/simulator.hpp"
 #include "integrators/hybrid_loop.hpp"
 #include "models/scene_loader.hpp"
+#include "tools/checkpoint_file.hpp"
 #include "tools/output_writers.hpp"
 
 namespace hybridsim {
@@ -61,18 +63,56 @@ int run_command(const RunCommandOptions& options) {
     }
     RunWriter writer(system, outputs, sim.start_time, sim.stop_time);
 
+    // A resumed run goes on from the checkpoint's state, counters and wall time.
+    std::optional<CheckpointFile> resumed;
+    if (!options.resume_path.empty()) {
+      resumed = read_checkpoint_file(options.resume_path, model);
+      writer.set_initial_energy(resumed->initial_energy);
+    }
+    if (!options.checkpoint_path.empty() && !(options.checkpoint_interval_s >= 0.0)) {
+      throw InputError(fmt::format("--checkpoint-interval {}: must be 0 s or more",
+                                   options.checkpoint_interval_s));
+    }
+    std::optional<CheckpointFileWriter> checkpoints;
+    if (!options.checkpoint_path.empty()) {
+      checkpoints.emplace(options.checkpoint_path, model, options.checkpoint_interval_s,
+                          resumed ? resumed->wall_time_s : 0.0,
+                          resumed ? resumed->initial_energy : kNaN);
+    }
+
     HybridLoop simulator(system, *integrator, sim);
+    if (checkpoints) simulator.set_checkpoint_sink(&*checkpoints);
     const auto started = std::chrono::steady_clock::now();
-    const SimulationResult result = simulator.run(&writer);
+    if (resumed) {
+      try {
+        simulator.resume(&writer, resumed->checkpoint);
+      } catch (const InputError& error) {
+        throw InputError(fmt::format("{}: checkpoint {}", options.resume_path, error.what()));
+      }
+    } else {
+      simulator.start(&writer);
+      if (checkpoints) checkpoints->set_initial_energy(writer.initial_energy());
+    }
+    if (simulator.result().status == SimulationStatus::ok) {
+      simulator.advance(sim.stop_time, false, false);
+    }
+    const SimulationResult result = simulator.finish();
+    // The end of a run that went well: it may be continued to a later stop time.
+    if (checkpoints && result.status == SimulationStatus::ok) {
+      checkpoints->write_checkpoint(simulator.checkpoint());
+    }
     const double wall_time =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     writer.finish();
 
     if (summary_file.is_open()) {
-      summary_file << make_summary(system, sim, integrator_name, result, simulator.state(),
-                                   writer.initial_energy(), wall_time)
-                          .dump(2)
-                   << '\n';
+      nlohmann::json summary = make_summary(system, sim, integrator_name, result, simulator.state(),
+                                            writer.initial_energy(), wall_time);
+      if (resumed) {
+        summary["resumed_at"] = resumed->checkpoint.t;
+        summary["wall_time_total_s"] = resumed->wall_time_s + wall_time;
+      }
+      summary_file << summary.dump(2) << '\n';
     }
     if (!options.quiet) {
       std::cout << fmt::format(

@@ -17,6 +17,11 @@ struct RunCommandOptions {
   bool quiet = false;
   bool progress = false;  // forced on; otherwise on when stderr is a terminal
   std::vector<std::string> overrides;
+  // Checkpoints: written to checkpoint_path after the first event every checkpoint_interval_s
+  // seconds of wall time, and at the end of a run that went well; resume_path continues a run
+  // from one (the same scene and overrides; a later stop time extends a finished run).
+  std::string checkpoint_path, resume_path;
+  double checkpoint_interval_s = 600.0;
 };
 
 // Runs the scene; returns the process exit status (0 ok, 2 bad input, 3 numerical failure).

@@ -1,0 +1,214 @@
+// `hybridsim run --checkpoint FILE` and `--resume FILE`: a run continued by another process.
+//  - The bouncing sphere stopped in flight with a checkpoint, then resumed to its stop time: the
+//    next impact comes when ballistic flight from the checkpoint's state says, and every later
+//    event is the uninterrupted run's; the counters carry on (their sums match that run's).
+//  - A box resting on a slab, checkpointed while its contact is in contactDict: the resumed run
+//    keeps it (no event, the box rests where the uninterrupted run's does).
+//  - Bad checkpoints (another scene, malformed JSON, a missing or wrong key) exit with status 2
+//    and a message naming the file, the key and the value.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+#include "core/rigid_body.hpp"
+#include "models/scene_loader.hpp"
+
+namespace hybridsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+using testing::read_file;
+using testing::run_cli;
+using testing::temporary_directory;
+
+std::vector<nlohmann::json> read_events(const fs::path& path) {
+  std::vector<nlohmann::json> events;
+  std::istringstream lines(read_file(path));
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) events.push_back(nlohmann::json::parse(line));
+  }
+  return events;
+}
+
+// `hybridsim run SCENE --stop-time STOP`, writing a checkpoint after every event and at the end.
+void run_with_checkpoints(const std::string& scene, double stop_time, const std::string& path,
+                          const fs::path& dir) {
+  REQUIRE(run_cli(fmt::format("run {} --quiet --stop-time {} --checkpoint {} "
+                              "--checkpoint-interval 0",
+                              scene, stop_time, path),
+                  dir)
+              .status == 0);
+}
+
+// The events of `all` after time t.
+std::vector<nlohmann::json> events_after(const std::vector<nlohmann::json>& all, double t) {
+  std::vector<nlohmann::json> later;
+  for (const nlohmann::json& event : all) {
+    if (event["t"].get<double>() > t) later.push_back(event);
+  }
+  return later;
+}
+
+// The resumed run's events against the uninterrupted run's: the same kinds and pairs, at times
+// within `time_tolerance` s.
+void check_same_events(const std::vector<nlohmann::json>& resumed,
+                       const std::vector<nlohmann::json>& reference, double time_tolerance) {
+  REQUIRE(resumed.size() == reference.size());
+  for (std::size_t i = 0; i < resumed.size(); ++i) {
+    CAPTURE(i);
+    CHECK(resumed[i]["kind"] == reference[i]["kind"]);
+    CHECK(resumed[i]["pair"] == reference[i]["pair"]);
+    CHECK(std::abs(resumed[i]["t"].get<double>() - reference[i]["t"].get<double>()) <
+          time_tolerance);
+  }
+}
+
+TEST_CASE("checkpoint: the bouncing sphere resumed in flight lands where ballistics says") {
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "c.json").string();
+  REQUIRE(run_cli(fmt::format("run bouncing_sphere --quiet --events {} --summary {}",
+                              (dir / "full.jsonl").string(), (dir / "full.json").string()),
+                  dir)
+              .status == 0);
+  // Stopped at 1.3 s, in the flight after the second bounce: the checkpoint at the end of the run
+  // (the ones after each event before it are overwritten).
+  run_with_checkpoints("bouncing_sphere", 1.3, checkpoint, dir);
+  const auto saved = nlohmann::json::parse(read_file(checkpoint));
+  const double t_checkpoint = saved["t"].get<double>();
+  CHECK(t_checkpoint == 1.3);
+  CHECK(saved["contact_pairs"].empty());  // in flight
+  CHECK(saved["counters"]["contact_ends"] == 2);
+  const double z = saved["x"][2].get<double>();
+  const double v = saved["x"][kFreeBodyVelocityOffset + 2].get<double>();
+
+  const CliResult resumed = run_cli(
+      fmt::format("run bouncing_sphere --quiet --resume {} --events {} --summary {}", checkpoint,
+                  (dir / "resumed.jsonl").string(), (dir / "resumed.json").string()),
+      dir);
+  REQUIRE(resumed.status == 0);
+  const std::vector<nlohmann::json> events = read_events(dir / "resumed.jsonl");
+  REQUIRE(!events.empty());
+
+  // Ballistic flight from the checkpoint's height z and speed v down to the plate (its top at
+  // z = 0, the sphere's radius 0.1 m; the contact starts 3e-13 m deeper, negligible): it lands
+  // after (v + sqrt(v^2 + 2 g (z - r))) / g at the speed sqrt(v^2 + 2 g (z - r)). The event is
+  // located to the root finder's tolerance at rtol 1e-8 (far below 1e-9 s) and the flight is
+  // integrated to rtol 1e-8, so 1e-7 s and 1e-7 relative in speed leave room for both.
+  const double g = -load_scene_file("bouncing_sphere").gravity_W.z();
+  const double v_land = std::sqrt(v * v + 2.0 * g * (z - 0.1));
+  CHECK(events[0]["kind"] == "contact_start");
+  CHECK(std::abs(events[0]["t"].get<double>() - (t_checkpoint + (v + v_land) / g)) < 1e-7);
+  CHECK(std::abs(events[0]["v_pre"].get<double>() - v_land) < 1e-7 * v_land);
+
+  // The rest is the uninterrupted run's. Not to round-off: the run that wrote the checkpoint
+  // stopped at 1.3 s, and the smallest step scales with the stop time, so its events came up to
+  // 1e-7 s from the 3 s run's; that difference grows through the ever slower bounces (the
+  // restitution falls to 0 below v_small) to under 1e-6 s by the last one, so 1e-5 s.
+  check_same_events(events, events_after(read_events(dir / "full.jsonl"), t_checkpoint), 1e-5);
+  const auto full = nlohmann::json::parse(read_file(dir / "full.json"));
+  const auto summary = nlohmann::json::parse(read_file(dir / "resumed.json"));
+  CHECK(summary["resumed_at"] == t_checkpoint);
+  CHECK(summary["t_end"] == full["t_end"]);
+  for (const char* counter : {"contact_starts", "contact_ends", "state_events", "restarts"}) {
+    CAPTURE(counter);
+    CHECK(summary["stats"][counter] == full["stats"][counter]);
+  }
+  // Steps: the same up to the few the round-off moves (2,587 in all).
+  CHECK(std::abs(summary["stats"]["steps"].get<double>() - full["stats"]["steps"].get<double>()) <
+        0.01 * full["stats"]["steps"].get<double>());
+  CHECK(summary["energy"]["initial"] == full["energy"]["initial"]);
+  CHECK(summary["wall_time_total_s"].get<double>() >= summary["wall_time_s"].get<double>());
+}
+
+TEST_CASE("checkpoint: contacts in contactDict at the checkpoint carry on after the resume") {
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "c.json").string();
+  REQUIRE(run_cli(fmt::format("run box_resting_flat --quiet --summary {}",
+                              (dir / "full.json").string()),
+                  dir)
+              .status == 0);
+  // The box's last bounce ends in a contact start near 0.19 s, after which it rests on the slab:
+  // the last checkpoint before 0.45 s holds that contact.
+  run_with_checkpoints("box_resting_flat", 0.45, checkpoint, dir);
+  const auto saved = nlohmann::json::parse(read_file(checkpoint));
+  REQUIRE(saved["contact_pairs"].size() == 4);           // one pair: slab and box, 4 numbers
+  CHECK(saved["contact_pairs"][2].get<double>() > 0.0);  // its stored pre-impact speed
+
+  REQUIRE(run_cli(fmt::format("run box_resting_flat --quiet --resume {} --events {} --summary {}",
+                              checkpoint, (dir / "resumed.jsonl").string(),
+                              (dir / "resumed.json").string()),
+                  dir)
+              .status == 0);
+  // Resting on the contact it had: no event at all (without the pair the box would sink through
+  // the 3e-13 m band and start a contact again), and it ends at the height where the
+  // uninterrupted run's box ends: its static penetration under its weight, which no history
+  // changes (1e-9 m: the resting state to rtol, far below the penetration). Where it slid to
+  // does depend on the bounces, which the two runs took 1e-4 s apart (the checkpointing run's
+  // other stop time), so x and y are not compared.
+  CHECK(read_events(dir / "resumed.jsonl").empty());
+  const auto full = nlohmann::json::parse(read_file(dir / "full.json"));
+  const auto resumed = nlohmann::json::parse(read_file(dir / "resumed.json"));
+  const auto& box_full = full["final_state"]["bodies"]["cube"];
+  const auto& box_resumed = resumed["final_state"]["bodies"]["cube"];
+  CHECK(std::abs(box_resumed["position"][2].get<double>() - box_full["position"][2].get<double>()) <
+        1e-9);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(std::abs(box_resumed["linear_velocity"][i].get<double>()) < 1e-6);
+  }
+}
+
+TEST_CASE("checkpoint: a bad checkpoint exits with status 2 naming the file, key and value") {
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "c.json").string();
+  run_with_checkpoints("bouncing_sphere", 1.3, checkpoint, dir);
+  const auto saved = nlohmann::json::parse(read_file(checkpoint));
+
+  // Another scene's checkpoint.
+  CliResult r = run_cli(fmt::format("run box_resting_flat --resume {}", checkpoint), dir);
+  CHECK(r.status == 2);
+  CHECK(r.err.find(checkpoint) != std::string::npos);
+  CHECK(r.err.find("'scene'") != std::string::npos);
+  CHECK(r.err.find("bouncing_sphere") != std::string::npos);
+
+  const auto write_and_resume = [&](const std::string& text) {
+    const std::string path = (dir / "bad.json").string();
+    std::ofstream(path) << text;
+    return run_cli(fmt::format("run bouncing_sphere --resume {}", path), dir);
+  };
+  r = write_and_resume(saved.dump().substr(0, 40));
+  CHECK(r.status == 2);
+  CHECK(r.err.find("bad.json") != std::string::npos);
+  CHECK(r.err.find("malformed JSON") != std::string::npos);
+
+  nlohmann::json wrong = saved;
+  wrong["x"][0] = "high";
+  r = write_and_resume(wrong.dump());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("'x'") != std::string::npos);
+  CHECK(r.err.find("\"high\"") != std::string::npos);
+
+  wrong = saved;
+  wrong.erase("counters");
+  r = write_and_resume(wrong.dump());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("'counters'") != std::string::npos);
+
+  wrong = saved;
+  wrong["contact_pairs"] = {0, 99, 1.0, 0.5};  // a shape the scene does not have
+  r = write_and_resume(wrong.dump());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("99") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace hybridsim

@@ -1,0 +1,194 @@
+#include "tools/checkpoint_file.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "tools/output_writers.hpp"
+
+namespace hybridsim {
+namespace {
+
+constexpr const char* kFormat = "hybridsim-checkpoint";
+constexpr int kVersion = 1;
+
+// Reads key of the checkpoint's object, naming file, key and value when it is missing or of
+// another type.
+class Reader {
+ public:
+  Reader(const std::string& path, const nlohmann::json& root) : path_(path), root_(root) {}
+
+  const nlohmann::json& at(const nlohmann::json& object, const std::string& key) const {
+    if (!object.is_object() || !object.contains(key)) {
+      throw InputError(fmt::format("{}: checkpoint key '{}' is missing", path_, key));
+    }
+    return object.at(key);
+  }
+  double number(const nlohmann::json& object, const std::string& key) const {
+    const nlohmann::json& value = at(object, key);
+    if (value.is_null()) return std::numeric_limits<double>::quiet_NaN();
+    if (!value.is_number()) throw wrong(key, value, "a number");
+    return value.get<double>();
+  }
+  long integer(const nlohmann::json& object, const std::string& key) const {
+    const nlohmann::json& value = at(object, key);
+    if (!value.is_number_integer()) throw wrong(key, value, "an integer");
+    return value.get<long>();
+  }
+  std::vector<double> numbers(const nlohmann::json& object, const std::string& key) const {
+    const nlohmann::json& value = at(object, key);
+    if (!value.is_array()) throw wrong(key, value, "a list of numbers");
+    std::vector<double> list;
+    list.reserve(value.size());
+    for (const nlohmann::json& item : value) {
+      if (!item.is_number()) throw wrong(key, item, "a list of numbers");
+      list.push_back(item.get<double>());
+    }
+    return list;
+  }
+  InputError wrong(const std::string& key, const nlohmann::json& value, const char* wanted) const {
+    std::string shown = value.dump();
+    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+    return InputError(
+        fmt::format("{}: checkpoint key '{}' is {}, expected {}", path_, key, shown, wanted));
+  }
+  const nlohmann::json& root() const { return root_; }
+
+ private:
+  const std::string& path_;
+  const nlohmann::json& root_;
+};
+
+}  // namespace
+
+void write_checkpoint_file(const std::string& path, const Model& model,
+                           const CheckpointFile& file) {
+  const Checkpoint& c = file.checkpoint;
+  nlohmann::json json;
+  json["format"] = kFormat;
+  json["version"] = kVersion;
+  json["scene"] = model.name;
+  json["state_size"] = model.state_size;
+  json["t"] = c.t;
+  json["wall_time_s"] = file.wall_time_s;
+  json["initial_energy"] = file.initial_energy;  // null if not known (NaN)
+  json["next_output_index"] = c.next_output_index;
+  json["last_output_time"] = c.last_output_time;
+  json["counters"] = make_stats(c.counters);  // the summary's names, and the system's own count
+  json["counters"]["rhs_calls"] = c.counters.rhs_calls;
+  json["recent_event_times"] = c.recent_event_times;
+  json["contact_pairs"] = c.discrete;
+  json["x"] = std::vector<double>(c.x.data(), c.x.data() + c.x.size());
+
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    if (!out) throw InputError(fmt::format("{}: cannot open for writing", temporary));
+    out << json.dump() << '\n';
+    if (!out.flush()) throw InputError(fmt::format("{}: write failed", temporary));
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    throw InputError(fmt::format("{}: cannot replace it with {}", path, temporary));
+  }
+}
+
+CheckpointFile read_checkpoint_file(const std::string& path, const Model& model) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open the checkpoint", path));
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw InputError(fmt::format("{}: not a checkpoint (malformed JSON: {})", path, error.what()));
+  }
+  const Reader read(path, json);
+  if (!json.is_object() || !json.contains("format") || json["format"] != kFormat) {
+    throw InputError(
+        fmt::format("{}: not a checkpoint (key 'format' is not \"{}\")", path, kFormat));
+  }
+  if (read.integer(json, "version") != kVersion) {
+    throw read.wrong("version", json["version"], fmt::format("{}", kVersion).c_str());
+  }
+  if (!json.contains("scene") || json["scene"] != model.name) {
+    throw InputError(
+        fmt::format("{}: checkpoint key 'scene' is {}, expected \"{}\" (the scene run)", path,
+                    json.value("scene", nlohmann::json()).dump(), model.name));
+  }
+  if (read.integer(json, "state_size") != model.state_size) {
+    throw read.wrong("state_size", json["state_size"],
+                     fmt::format("{} (the scene's states)", model.state_size).c_str());
+  }
+
+  CheckpointFile file;
+  Checkpoint& c = file.checkpoint;
+  c.t = read.number(json, "t");
+  if (!std::isfinite(c.t)) throw read.wrong("t", json["t"], "a finite time");
+  file.wall_time_s = read.number(json, "wall_time_s");
+  file.initial_energy = read.number(json, "initial_energy");
+  c.next_output_index = read.integer(json, "next_output_index");
+  c.last_output_time = read.number(json, "last_output_time");
+  c.recent_event_times = read.numbers(json, "recent_event_times");
+  c.discrete = read.numbers(json, "contact_pairs");
+  const std::vector<double> x = read.numbers(json, "x");
+  if (static_cast<long>(x.size()) != model.state_size) {
+    throw read.wrong("x", json["x"],
+                     fmt::format("{} numbers (the scene's states)", model.state_size).c_str());
+  }
+  for (double value : x) {
+    if (!std::isfinite(value)) throw read.wrong("x", json["x"], "finite numbers");
+  }
+  c.x = Eigen::Map<const VectorX>(x.data(), static_cast<Eigen::Index>(x.size()));
+
+  const nlohmann::json& counters = read.at(json, "counters");
+  SimulationResult& r = c.counters;
+  r.stats.steps = read.integer(counters, "steps");
+  r.stats.rhs_evals = read.integer(counters, "rhs_evals");
+  r.stats.jac_evals = read.integer(counters, "jac_evals");
+  r.stats.root_evals = read.integer(counters, "root_evals");
+  r.stats.error_test_fails = read.integer(counters, "error_test_fails");
+  r.stats.nonlinear_iters = read.integer(counters, "nonlinear_iters");
+  r.stats.nonlinear_conv_fails = read.integer(counters, "nonlinear_conv_fails");
+  r.state_events = read.integer(counters, "state_events");
+  r.time_events = read.integer(counters, "time_events");
+  r.contact_starts = read.integer(counters, "contact_starts");
+  r.contact_ends = read.integer(counters, "contact_ends");
+  r.restarts = read.integer(counters, "restarts");
+  r.rhs_calls = read.integer(counters, "rhs_calls");
+  return file;
+}
+
+CheckpointFileWriter::CheckpointFileWriter(std::string path, const Model& model, double interval_s,
+                                           double wall_time_before_s, double initial_energy)
+    : path_(std::move(path)),
+      model_(model),
+      interval_s_(interval_s),
+      wall_time_before_s_(wall_time_before_s),
+      initial_energy_(initial_energy),
+      started_(std::chrono::steady_clock::now()),
+      last_written_(started_) {}
+
+bool CheckpointFileWriter::checkpoint_due(double /*t*/) {
+  const double since =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - last_written_).count();
+  return since >= interval_s_;
+}
+
+void CheckpointFileWriter::write_checkpoint(const Checkpoint& checkpoint) {
+  const auto now = std::chrono::steady_clock::now();
+  CheckpointFile file;
+  file.checkpoint = checkpoint;
+  file.wall_time_s = wall_time_before_s_ + std::chrono::duration<double>(now - started_).count();
+  file.initial_energy = initial_energy_;
+  write_checkpoint_file(path_, model_, file);
+  last_written_ = now;
+  ++written_;
+}
+
+}  // namespace hybridsim
