@@ -123,9 +123,11 @@ TEST_CASE("checkpoint: the bouncing sphere resumed in flight lands where ballist
     CAPTURE(counter);
     CHECK(summary["stats"][counter] == full["stats"][counter]);
   }
-  // Steps: the same up to the few the round-off moves (2,587 in all).
+  // Steps: the same but for the resume's own restart in flight (CVODE's ramp from a first step
+  // of 2.5e-5 s: 20 steps to the landing where the uninterrupted run took 5) and a step or so per
+  // later contact that the round-off moves (31 events, 2,582 steps; measured 38 more): 2%.
   CHECK(std::abs(summary["stats"]["steps"].get<double>() - full["stats"]["steps"].get<double>()) <
-        0.01 * full["stats"]["steps"].get<double>());
+        0.02 * full["stats"]["steps"].get<double>());
   CHECK(summary["energy"]["initial"] == full["energy"]["initial"]);
   CHECK(summary["wall_time_total_s"].get<double>() >= summary["wall_time_s"].get<double>());
 }

@@ -387,8 +387,8 @@ void check_demo_log(const std::string& golden, const LogTolerances& tolerance) {
 TEST_CASE("golden event log: every number agrees with an independent model of the demo") {
   // The golden log is the demo at its rtol 1e-8. The integration error grows through the 16
   // impacts, the slow last ones amplifying it (the rebound speed there is sensitive to the
-  // incoming one): measured 8e-9 .. 6e-7 in times, 3e-8 .. 1.1e-4 in durations and 8e-9 ..
-  // 1.2e-3 in speeds, bounded below with a margin of about 2.
+  // incoming one): measured 3e-9 .. 7.1e-7 in times, 4e-8 .. 1.3e-4 in durations and 3e-8 ..
+  // 1.3e-3 in speeds, bounded below with a margin of about 2.
   check_demo_log(read_file(fs::path(HYBRIDSIM_GOLDEN_DIR) / "bouncing_sphere.log"),
                  {2e-6, 3e-4, 3e-3});
   // At rtol 1e-11 the same log agrees with the model to 1.2e-6 at worst (the last impact).
