@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
 #include "integrators/block_jacobian.hpp"
+#include "integrators/block_lu.hpp"
 
 namespace hybridsim {
 namespace {
@@ -87,6 +89,7 @@ class ReducedKlu {
   ~ReducedKlu() { free_factors(); }
 
   std::size_t reduced_size() const { return kept_states_.size(); }
+  bool used_blocks() const { return using_block_lu_; }
   void new_pattern() {
     free_factors();
     planned_ = false;
@@ -119,6 +122,15 @@ class ReducedKlu {
   std::vector<double> s_values_, s_rhs_;
   std::size_t largest_local_count_ = 0;
   std::vector<double> local_matrix_, local_values_, local_solution_;  // scratch, per block
+  // The dense-block factorisation (integrators/block_lu.hpp) where every block keeps six
+  // states and there are enough of them; KLU where it declines a matrix, and for the rest.
+  void plan_block_lu();
+  bool block_mode_ = false;
+  bool using_block_lu_ = false;
+  BlockLu block_lu_;
+  std::vector<std::size_t> s_entry_in_blocks_;  // per entry of S: its place in block_lu_.values()
+  std::vector<std::size_t> reduced_in_blocks_;  // per index of S: node * 6 + its state's offset
+  std::vector<double> block_rhs_;
   klu_l_common common_{};
   klu_l_symbolic* symbolic_ = nullptr;
   klu_l_numeric* numeric_ = nullptr;
@@ -188,7 +200,60 @@ void ReducedKlu::plan() {
   }
   s_values_.assign(s_row_index_.size(), 0.0);
   s_rhs_.assign(static_cast<std::size_t>(reduced_count), 0.0);
+  plan_block_lu();
   planned_ = true;
+}
+
+void ReducedKlu::plan_block_lu() {
+  // Below some 32 bodies KLU's factors hardly fill in and its scalar loops cost little; the
+  // dense blocks pay where a pile's contacts make a mesh of them (BENCHMARKS.md).
+  constexpr std::size_t kMinimumNodes = 32;
+  constexpr auto kSize = static_cast<std::size_t>(BlockLu::kBlockSize);
+  block_mode_ = false;
+  using_block_lu_ = false;
+  std::vector<int> node_of_block(blocks_.size(), -1);
+  int nodes = 0;
+  for (std::size_t b = 0; b < blocks_.size(); ++b) {
+    const std::size_t kept = blocks_[b].kept_states.size();
+    if (kept == 0) continue;
+    if (kept != kSize) return;
+    node_of_block[b] = nodes++;
+  }
+  if (static_cast<std::size_t>(nodes) < kMinimumNodes ||
+      std::getenv("HYBRIDSIM_NO_BLOCK_LU") != nullptr) {
+    return;
+  }
+  reduced_in_blocks_.assign(kept_states_.size(), 0);
+  for (std::size_t b = 0; b < blocks_.size(); ++b) {
+    for (std::size_t j = 0; j < blocks_[b].kept_states.size(); ++j) {
+      reduced_in_blocks_[reduced_of_state_[blocks_[b].kept_states[j]]] =
+          static_cast<std::size_t>(node_of_block[b]) * kSize + j;
+    }
+  }
+  std::vector<std::vector<int>> neighbours(static_cast<std::size_t>(nodes));
+  for (std::size_t b = 0; b < blocks_.size(); ++b) {
+    if (node_of_block[b] < 0) continue;
+    const int node = node_of_block[b];
+    for (const KluIndex row : blocks_[b].kept_row_in_reduced) {
+      const auto other = static_cast<int>(reduced_in_blocks_[row] / kSize);
+      if (other != node && (neighbours[node].empty() || neighbours[node].back() != other)) {
+        neighbours[node].push_back(other);
+      }
+    }
+  }
+  block_lu_.analyse(neighbours);
+  s_entry_in_blocks_.assign(s_row_index_.size(), 0);
+  for (std::size_t column = 0; column < kept_states_.size(); ++column) {
+    const std::size_t column_place = reduced_in_blocks_[column];
+    for (auto p = s_column_start_[column]; p < s_column_start_[column + 1]; ++p) {
+      const std::size_t row_place = reduced_in_blocks_[s_row_index_[p]];
+      s_entry_in_blocks_[p] = block_lu_.block_offset(static_cast<int>(row_place / kSize),
+                                                     static_cast<int>(column_place / kSize)) +
+                              row_place % kSize + kSize * (column_place % kSize);
+    }
+  }
+  block_rhs_.assign(static_cast<std::size_t>(nodes) * kSize, 0.0);
+  block_mode_ = true;
 }
 
 int ReducedKlu::factor_with_pivoting() {
@@ -259,6 +324,13 @@ int ReducedKlu::setup(SUNMatrix a) {
 
   const auto reduced_count = static_cast<KluIndex>(kept_states_.size());
   if (reduced_count == 0) return SUNLS_SUCCESS;
+  if (block_mode_) {
+    block_lu_.zero_values();
+    const std::span<double> blocks = block_lu_.values();
+    for (std::size_t p = 0; p < s_values_.size(); ++p) blocks[s_entry_in_blocks_[p]] = s_values_[p];
+    using_block_lu_ = block_lu_.factor();
+    if (using_block_lu_) return SUNLS_SUCCESS;
+  }
   if (symbolic_ == nullptr) {
     symbolic_ = klu_l_analyze(reduced_count, s_column_start_.data(), s_row_index_.data(), &common_);
     if (symbolic_ == nullptr) return SUNLS_PACKAGE_FAIL_UNREC;
@@ -285,7 +357,9 @@ int ReducedKlu::setup(SUNMatrix a) {
 
 int ReducedKlu::solve(N_Vector x, N_Vector b) {
   // Only after a successful setup of the current pattern (CVODE sets up first after a restart).
-  if (!planned_ || (!kept_states_.empty() && numeric_ == nullptr)) return SUNLS_PACKAGE_FAIL_UNREC;
+  if (!planned_ || (!kept_states_.empty() && numeric_ == nullptr && !using_block_lu_)) {
+    return SUNLS_PACKAGE_FAIL_UNREC;
+  }
   double* solution = N_VGetArrayPointer(x);
   const double* rhs = N_VGetArrayPointer(b);
   const auto n = static_cast<std::size_t>(jacobian_.state_count());
@@ -308,8 +382,12 @@ int ReducedKlu::solve(N_Vector x, N_Vector b) {
     }
   }
   const auto reduced_count = static_cast<KluIndex>(kept_states_.size());
-  if (reduced_count > 0 &&
-      klu_l_solve(symbolic_, numeric_, reduced_count, 1, s_rhs_.data(), &common_) == 0) {
+  if (using_block_lu_) {
+    for (std::size_t r = 0; r < s_rhs_.size(); ++r) block_rhs_[reduced_in_blocks_[r]] = s_rhs_[r];
+    block_lu_.solve(block_rhs_);
+    for (std::size_t r = 0; r < s_rhs_.size(); ++r) s_rhs_[r] = block_rhs_[reduced_in_blocks_[r]];
+  } else if (reduced_count > 0 &&
+             klu_l_solve(symbolic_, numeric_, reduced_count, 1, s_rhs_.data(), &common_) == 0) {
     return SUNLS_PACKAGE_FAIL_UNREC;
   }
   for (std::size_t r = 0; r < kept_states_.size(); ++r) solution[kept_states_[r]] = s_rhs_[r];
@@ -386,6 +464,10 @@ void reduced_klu_new_pattern(SUNLinearSolver solver) {
 
 std::size_t reduced_klu_size(SUNLinearSolver solver) {
   return content(solver)->reduced_size();
+}
+
+bool reduced_klu_used_blocks(SUNLinearSolver solver) {
+  return content(solver)->used_blocks();
 }
 
 }  // namespace hybridsim

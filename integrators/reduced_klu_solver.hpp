@@ -39,4 +39,9 @@ void reduced_klu_new_pattern(SUNLinearSolver solver);
 // The order of the matrix KLU factorises (the kept states), as of the last setup.
 std::size_t reduced_klu_size(SUNLinearSolver solver);
 
+// Whether the last setup factorised with dense 6 x 6 blocks (integrators/block_lu.hpp) rather
+// than KLU: patterns of at least 32 blocks that each keep six states, unless a pivot block was
+// singular or poorly conditioned.
+bool reduced_klu_used_blocks(SUNLinearSolver solver);
+
 }  // namespace hybridsim

@@ -60,7 +60,8 @@ struct Fixture {
   N_Vector x = nullptr, b = nullptr;
   SUNLinearSolver solver = nullptr;
 
-  explicit Fixture(const std::vector<std::pair<int, int>>& pairs) {
+  explicit Fixture(const std::vector<std::pair<int, int>>& pairs, Layout given = test_layout())
+      : layout(std::move(given)) {
     SUNContext_Create(nullptr, &context);
     const auto n = static_cast<sunindextype>(layout.block_of_state.size());
     x = N_VNew_Serial(n, context);
@@ -194,6 +195,46 @@ TEST_CASE("reduced klu: a singular matrix is a recoverable failure, and the solv
   // The next setup factorises again and solves as before.
   REQUIRE(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_SUCCESS);
   CHECK(relative_residual(fixture, dense, random) < 1e-12);
+}
+
+TEST_CASE("reduced klu: 40 free bodies factorise in dense blocks and solve like a dense LU") {
+  // 40 free bodies (13 states, 7 local) in a ring with chords: past the 32 blocks where the
+  // solver factorises the Schur complement in 6 x 6 blocks instead of with KLU.
+  Layout layout;
+  constexpr int kBodies = 40;
+  for (int id = 0; id < kBodies; ++id) {
+    for (int k = 0; k < 13; ++k) {
+      layout.block_of_state.push_back(id);
+      layout.local.push_back(k < 7 ? char{1} : char{0});
+    }
+  }
+  std::vector<std::pair<int, int>> pairs;
+  for (int id = 0; id < kBodies; ++id) pairs.emplace_back(id, (id + 1) % kBodies);
+  for (int id = 0; id < kBodies; id += 5) pairs.emplace_back(id, (id + 17) % kBodies);
+  Fixture fixture(pairs, layout);
+  std::mt19937 random(40);
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    const Eigen::MatrixXd dense = fill_dominant(fixture.matrix, random);
+    REQUIRE(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_SUCCESS);
+    CHECK(reduced_klu_used_blocks(fixture.solver));
+    CHECK(reduced_klu_size(fixture.solver) == 6 * kBodies);
+    CHECK(relative_residual(fixture, dense, random) < 1e-12);
+    CHECK(in_place_error(fixture, dense) < 1e-12);
+  }
+  // A new pattern, analysed again.
+  pairs.emplace_back(3, 30);
+  fixture.couple(pairs);
+  const Eigen::MatrixXd dense = fill_dominant(fixture.matrix, random);
+  REQUIRE(SUNLinSolSetup(fixture.solver, fixture.matrix) == SUNLS_SUCCESS);
+  CHECK(reduced_klu_used_blocks(fixture.solver));
+  CHECK(relative_residual(fixture, dense, random) < 1e-12);
+
+  // The test layout's 7 blocks (below 32, and one keeps 3 states): KLU.
+  Fixture small({{0, 1}});
+  fill_dominant(small.matrix, random);
+  REQUIRE(SUNLinSolSetup(small.solver, small.matrix) == SUNLS_SUCCESS);
+  CHECK_FALSE(reduced_klu_used_blocks(small.solver));
 }
 
 }  // namespace
