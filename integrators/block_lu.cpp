@@ -39,7 +39,20 @@ std::vector<int> amd_order(const std::vector<std::vector<int>>& neighbours) {
 
 }  // namespace
 
-void BlockLu::analyse(const std::vector<std::vector<int>>& neighbours) {
+void BlockLu::analyse(const std::vector<std::vector<int>>& given_neighbours) {
+  // Both directions of every coupling (the fill below follows each node's own list), once each.
+  std::vector<std::vector<int>> neighbours = given_neighbours;
+  for (std::size_t node = 0; node < given_neighbours.size(); ++node) {
+    for (int other : given_neighbours[node]) {
+      if (other != static_cast<int>(node)) neighbours[other].push_back(static_cast<int>(node));
+    }
+  }
+  for (std::size_t node = 0; node < neighbours.size(); ++node) {
+    std::vector<int>& list = neighbours[node];
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    std::erase(list, static_cast<int>(node));
+  }
   node_at_ = amd_order(neighbours);
   const auto n = static_cast<int>(neighbours.size());
   position_.assign(static_cast<std::size_t>(n), 0);

@@ -10,7 +10,10 @@
 // where A^(k) is A after the updates of the blocks eliminated before k. Without pivoting between
 // blocks the factorisation is stable for a block diagonally dominant matrix such as I - gamma J
 // with the steps CVODE takes; factor() reports a diagonal block that is singular or poorly
-// conditioned, and the caller then uses a pivoting factorisation instead.
+// conditioned, and the caller then uses a pivoting factorisation instead. Growth in the
+// off-diagonal blocks is not measured (the KLU path estimates the whole matrix's condition): a
+// poor solve shows as a Newton convergence failure, after which CVODE sets up again with a
+// smaller step.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +27,8 @@ class BlockLu {
   static constexpr int kBlockSize = 6;
   static constexpr int kBlockEntries = kBlockSize * kBlockSize;
 
-  // A new pattern: node_count nodes; neighbours[node] lists the nodes coupled to it (a symmetric
-  // relation, without the node itself). Orders the nodes and finds the fill.
+  // A new pattern: neighbours[node] lists the nodes coupled to node (in any order; a coupling
+  // given one way counts both ways). Orders the nodes and finds the fill.
   void analyse(const std::vector<std::vector<int>>& neighbours);
 
   int node_count() const { return static_cast<int>(position_.size()); }

@@ -93,6 +93,7 @@ class ReducedKlu {
   void new_pattern() {
     free_factors();
     planned_ = false;
+    using_block_lu_ = false;
   }
   int setup(SUNMatrix a);
   // Needs nothing of A beyond what the last setup kept.
