@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/hybrid_system.hpp"
+#include "integrators/serial_vector_ops.hpp"
 
 namespace hybridsim::sundials {
 
@@ -32,31 +33,11 @@ inline Eigen::Map<Eigen::VectorXd> as_eigen(N_Vector v) {
   return {N_VGetArrayPointer(v), static_cast<Eigen::Index>(N_VGetLength(v))};
 }
 
-// The weighted RMS norm sqrt(sum (x_i w_i)^2 / n) with four partial sums. The serial vector's
-// own loop adds into one sum, a chain of dependent additions; CVODE's Newton iteration takes one
-// such norm per iteration, and on a pile of 100 spheres the single chain was a tenth of the run.
-// Only the order of the additions differs (a relative change of order n u in the norm).
-inline realtype weighted_rms_norm(N_Vector x, N_Vector w) {
-  const sunindextype n = NV_LENGTH_S(x);
-  const realtype* xd = NV_DATA_S(x);
-  const realtype* wd = NV_DATA_S(w);
-  realtype sum[4] = {0.0, 0.0, 0.0, 0.0};
-  sunindextype i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int k = 0; k < 4; ++k) {
-      const realtype product = xd[i + k] * wd[i + k];
-      sum[k] += product * product;
-    }
-  }
-  for (; i < n; ++i) sum[0] += (xd[i] * wd[i]) * (xd[i] * wd[i]);
-  return std::sqrt(((sum[0] + sum[1]) + (sum[2] + sum[3])) / static_cast<realtype>(n));
-}
-
-// A serial N_Vector of length n with weighted_rms_norm as its norm; the vectors a solver clones
-// from it share that operation.
+// A serial N_Vector of length n with the faster operations of serial_vector_ops.hpp; the vectors
+// a solver clones from it share them.
 inline N_Vector new_state_vector(sunindextype n, SUNContext context) {
   N_Vector v = check_pointer(N_VNew_Serial(n, context), "N_VNew_Serial");
-  v->ops->nvwrmsnorm = &weighted_rms_norm;
+  install_fast_serial_operations(v);
   return v;
 }
 
