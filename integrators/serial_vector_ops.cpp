@@ -16,15 +16,21 @@ sunindextype length(N_Vector v) {
   return NV_LENGTH_S(v);
 }
 
-// z = a x + b y. The library computes a (x + y) when a == b and a (x - y) when a == -b, which
-// rounds differently from a x + b y; its other special cases (a or b equal to +-1, z aliasing x
-// or y) give the same bits as a x + b y, because multiplying by +-1 is exact.
+// z = a x + b y with the library's roundings: a (x + y) when a == b and a (x - y) when a == -b
+// round differently from a x + b y, and where a result is zero its sign follows the library's
+// y - x for (a, b) = (-1, 1) and (-y) - x for (-1, -1). Its other special cases (a or b equal to
+// +-1, z aliasing x or y) give the bits of a x + b y: multiplying by +-1 is exact, and u - v is
+// u + (-v) to the bit.
 void linear_sum(realtype a, N_Vector x, realtype b, N_Vector y, N_Vector z) {
   const sunindextype n = length(x);
   const realtype* xd = data(x);
   const realtype* yd = data(y);
   realtype* zd = data(z);
-  if (a == b) {
+  if (a == -1.0 && b == 1.0) {
+    for (sunindextype i = 0; i < n; ++i) zd[i] = yd[i] - xd[i];
+  } else if (a == -1.0 && b == -1.0) {
+    for (sunindextype i = 0; i < n; ++i) zd[i] = -yd[i] - xd[i];
+  } else if (a == b) {
     for (sunindextype i = 0; i < n; ++i) zd[i] = a * (xd[i] + yd[i]);
   } else if (a == -b) {
     for (sunindextype i = 0; i < n; ++i) zd[i] = a * (xd[i] - yd[i]);
@@ -116,6 +122,7 @@ realtype dot_product(N_Vector x, N_Vector y) {
 // X_k that is z would be read after the fallback had overwritten it, so that case keeps the
 // fallback's passes.
 int linear_combination(int count, realtype* c, N_Vector* X, N_Vector z) {
+  if (count < 1) return -1;  // as the library's serial fused operation answers
   for (int k = 1; k < count; ++k) {
     if (X[k] == z) {
       scale(c[0], X[0], z);

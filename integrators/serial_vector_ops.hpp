@@ -11,6 +11,9 @@
 // arithmetic of the library's special cases (a (x + y) when a == b, for instance), and the fused
 // operations add in the order of the library's fallbacks. Only the reductions (dot products,
 // weighted RMS norms) add in another order: four partial sums, a relative change of order n u.
+// (Bit for bit as long as neither side contracts a x + b y into a fused multiply-add, as on
+// amd64 without -march; tests/integrators/serial_vector_ops_test.cpp checks it on the machine
+// that builds. NaNs may differ in their sign bit: -1 * x against the library's -x.)
 #pragma once
 
 #include <nvector/nvector_serial.h>

@@ -32,7 +32,9 @@ struct Vectors {
   }
 
   // A vector with the library's operations and one with the fast ones, holding the same random
-  // entries (signs mixed, magnitudes over six decades).
+  // entries (signs mixed, magnitudes over six decades), except that every 7th entry is +0 or -0
+  // and every 11th is 0.5 in every vector: differences of equal entries and sums of zeros are
+  // where the sign of a zero result tells the library's formulas from others.
   std::pair<N_Vector, N_Vector> pair(unsigned seed) {
     N_Vector library = N_VNew_Serial(kLength, context);
     N_Vector fast = N_VNew_Serial(kLength, context);
@@ -41,7 +43,9 @@ struct Vectors {
     std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
     std::uniform_int_distribution<int> exponent(-3, 3);
     for (sunindextype i = 0; i < kLength; ++i) {
-      const double value = mantissa(random) * std::pow(10.0, exponent(random));
+      double value = mantissa(random) * std::pow(10.0, exponent(random));
+      if (i % 7 == 0) value = (seed + static_cast<unsigned>(i)) % 2 == 0 ? 0.0 : -0.0;
+      if (i % 11 == 0) value = 0.5;
       NV_Ith_S(library, i) = value;
       NV_Ith_S(fast, i) = value;
     }
@@ -69,21 +73,23 @@ TEST_CASE("fast linear sums give the library's bits in every special case and al
   const std::vector<std::pair<double, double>> coefficients = {
       {1.0, 1.0},  {1.0, -1.0}, {-1.0, 1.0}, {1.0, 0.3},  {0.3, 1.0},   {-1.0, 0.3},
       {0.3, -1.0}, {0.7, 0.7},  {0.7, -0.7}, {0.3, -2.9}, {-1.0, -1.0}, {0.0, 0.0}};
-  enum class Alias { none, z_is_x, z_is_y };
+  enum class Alias { none, z_is_x, z_is_y, y_is_x, all_one };
   for (const auto& [a, b] : coefficients) {
-    for (Alias alias : {Alias::none, Alias::z_is_x, Alias::z_is_y}) {
+    for (Alias alias : {Alias::none, Alias::z_is_x, Alias::z_is_y, Alias::y_is_x, Alias::all_one}) {
       CAPTURE(a);
       CAPTURE(b);
       CAPTURE(static_cast<int>(alias));
       auto [x_library, x_fast] = vectors.pair(1);
       auto [y_library, y_fast] = vectors.pair(2);
       auto [z_library, z_fast] = vectors.pair(3);
-      N_Vector z_lib = alias == Alias::z_is_x   ? x_library
-                       : alias == Alias::z_is_y ? y_library
-                                                : z_library;
-      N_Vector z_fst = alias == Alias::z_is_x ? x_fast : alias == Alias::z_is_y ? y_fast : z_fast;
-      N_VLinearSum_Serial(a, x_library, b, y_library, z_lib);
-      N_VLinearSum(a, x_fast, b, y_fast, z_fst);
+      const bool y_is_x = alias == Alias::y_is_x || alias == Alias::all_one;
+      const bool z_is_x = alias == Alias::z_is_x || alias == Alias::all_one;
+      N_Vector y_lib = y_is_x ? x_library : y_library;
+      N_Vector y_fst = y_is_x ? x_fast : y_fast;
+      N_Vector z_lib = z_is_x ? x_library : alias == Alias::z_is_y ? y_library : z_library;
+      N_Vector z_fst = z_is_x ? x_fast : alias == Alias::z_is_y ? y_fast : z_fast;
+      N_VLinearSum_Serial(a, x_library, b, y_lib, z_lib);
+      N_VLinearSum(a, x_fast, b, y_fst, z_fst);
       CHECK(same_bits(z_lib, z_fst));
     }
   }
@@ -130,31 +136,39 @@ TEST_CASE("fast elementwise operations give the library's bits") {
 // and N_VScaleAddMulti on its vectors run the generic fallbacks the fast ones must reproduce.
 TEST_CASE("fast fused operations give the bits of the library's fallbacks") {
   Vectors vectors;
-  const std::vector<double> all_coefficients = {1.0, -0.5, 1.0 / 3.0, -1.0, 2.0, 0.75};
-  for (int count = 1; count <= 6; ++count) {
-    for (bool z_is_first : {false, true}) {
-      CAPTURE(count);
-      CAPTURE(z_is_first);
-      std::vector<N_Vector> library_terms, fast_terms;
-      for (int k = 0; k < count; ++k) {
-        auto [library, fast] = vectors.pair(10 + static_cast<unsigned>(k));
-        library_terms.push_back(library);
-        fast_terms.push_back(fast);
+  // A first coefficient of 1 and one of 0.3; -1 and 1 among the later ones.
+  for (double first : {1.0, 0.3}) {
+    const std::vector<double> all_coefficients = {first, -0.5, 1.0 / 3.0, -1.0, 2.0, 1.0};
+    for (int count = 1; count <= 6; ++count) {
+      // z is a separate vector, the first term, or (from two terms on) the last term, which sends
+      // the fast operation back to the fallback's passes.
+      for (int z_is_term : {-1, 0, count >= 2 ? count - 1 : -1}) {
+        CAPTURE(first);
+        CAPTURE(count);
+        CAPTURE(z_is_term);
+        std::vector<N_Vector> library_terms, fast_terms;
+        for (int k = 0; k < count; ++k) {
+          auto [library, fast] = vectors.pair(10 + static_cast<unsigned>(k));
+          library_terms.push_back(library);
+          fast_terms.push_back(fast);
+        }
+        auto [z_library, z_fast] = vectors.pair(20);
+        if (z_is_term >= 0) {
+          z_library = library_terms[static_cast<std::size_t>(z_is_term)];
+          z_fast = fast_terms[static_cast<std::size_t>(z_is_term)];
+        }
+        std::vector<double> c(all_coefficients.begin(), all_coefficients.begin() + count);
+        REQUIRE(N_VLinearCombination(count, c.data(), library_terms.data(), z_library) == 0);
+        REQUIRE(N_VLinearCombination(count, c.data(), fast_terms.data(), z_fast) == 0);
+        CHECK(same_bits(z_library, z_fast));
       }
-      auto [z_library, z_fast] = vectors.pair(20);
-      if (z_is_first) {
-        z_library = library_terms[0];
-        z_fast = fast_terms[0];
-      }
-      std::vector<double> c(all_coefficients.begin(), all_coefficients.begin() + count);
-      REQUIRE(N_VLinearCombination(count, c.data(), library_terms.data(), z_library) == 0);
-      REQUIRE(N_VLinearCombination(count, c.data(), fast_terms.data(), z_fast) == 0);
-      CHECK(same_bits(z_library, z_fast));
     }
   }
 
-  for (bool z_is_y : {false, true}) {
-    CAPTURE(z_is_y);
+  // Z_k is a separate vector, Y_k, or (k = 0) x itself, which the later terms then read.
+  for (int z_alias : {0, 1, 2}) {
+    const bool z_is_y = z_alias == 1;
+    CAPTURE(z_alias);
     auto [x_library, x_fast] = vectors.pair(30);
     std::vector<N_Vector> y_library, y_fast, z_library, z_fast;
     for (unsigned k = 0; k < 4; ++k) {
@@ -164,6 +178,10 @@ TEST_CASE("fast fused operations give the bits of the library's fallbacks") {
       y_fast.push_back(yf);
       z_library.push_back(z_is_y ? yl : zl);
       z_fast.push_back(z_is_y ? yf : zf);
+    }
+    if (z_alias == 2) {
+      z_library[0] = x_library;
+      z_fast[0] = x_fast;
     }
     std::vector<double> a = {1.0, -1.0, 0.3, -2.5};
     N_VScaleAddMulti(4, a.data(), x_library, y_library.data(), z_library.data());
