@@ -176,8 +176,7 @@ int dot_product_multi(int count, N_Vector x, N_Vector* Y, realtype* products) {
   return 0;
 }
 
-}  // namespace
-
+// sqrt(sum (x_i w_i)^2 / n), CVODE's error norm, once per Newton iteration.
 realtype weighted_rms_norm(N_Vector x, N_Vector w) {
   const realtype* xd = data(x);
   const realtype* wd = data(w);
@@ -188,6 +187,8 @@ realtype weighted_rms_norm(N_Vector x, N_Vector w) {
   });
   return std::sqrt(sum / static_cast<realtype>(n));
 }
+
+}  // namespace
 
 void install_fast_serial_operations(N_Vector v) {
   N_Vector_Ops ops = v->ops;

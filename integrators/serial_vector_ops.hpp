@@ -24,8 +24,4 @@ namespace hybridsim::sundials {
 // serial_vector_ops.cpp. v must be a serial N_Vector.
 void install_fast_serial_operations(N_Vector v);
 
-// The weighted RMS norm sqrt(sum (x_i w_i)^2 / n) with four partial sums (one of the operations
-// installed; exposed for its test).
-realtype weighted_rms_norm(N_Vector x, N_Vector w);
-
 }  // namespace hybridsim::sundials

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <nvector/nvector_serial.h>
 
-#include <cmath>
 #include <exception>
 #include <string>
 #include <utility>
