@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,6 +106,50 @@ void add_distinct(std::vector<Vec3>& directions, const Vec3& d, bool either_sign
   directions.push_back(d);
 }
 
+// Each distinct face's boundary as a counter-clockwise loop: the directed edges of its triangles
+// whose reverse is not also in the face, chained end to start.
+void build_face_loops(ConvexHull& hull, const std::vector<Vec3>& triangle_normals) {
+  const std::size_t face_count = hull.face_normals_S.size();
+  std::vector<std::map<int, int>> next_of_vertex(face_count);  // per face: boundary edge i -> j
+  std::vector<std::set<std::pair<int, int>>> directed_edges(face_count);
+  std::vector<std::size_t> face_of_triangle(hull.triangles.size());
+  for (std::size_t t = 0; t < hull.triangles.size(); ++t) {
+    std::size_t best = 0;
+    for (std::size_t f = 1; f < face_count; ++f) {
+      if ((hull.face_normals_S[f] - triangle_normals[t]).norm() <
+          (hull.face_normals_S[best] - triangle_normals[t]).norm()) {
+        best = f;
+      }
+    }
+    face_of_triangle[t] = best;
+    const auto& triangle = hull.triangles[t];
+    for (int k = 0; k < 3; ++k) directed_edges[best].emplace(triangle[k], triangle[(k + 1) % 3]);
+  }
+  for (std::size_t f = 0; f < face_count; ++f) {
+    for (const auto& [i, j] : directed_edges[f]) {
+      if (!directed_edges[f].contains({j, i})) next_of_vertex[f][i] = j;
+    }
+  }
+  hull.face_loop_start.assign(1, 0);
+  for (std::size_t f = 0; f < face_count; ++f) {
+    const auto& next = next_of_vertex[f];
+    if (next.empty()) throw SolverError("qhull returned a face without a boundary");
+    const int first = next.begin()->first;
+    int vertex = first;
+    do {
+      hull.face_loop_vertices.push_back(vertex);
+      const auto it = next.find(vertex);
+      const auto loop_size =
+          hull.face_loop_vertices.size() - static_cast<std::size_t>(hull.face_loop_start.back());
+      if (it == next.end() || loop_size > next.size()) {
+        throw SolverError("qhull returned a face whose boundary is not one loop");
+      }
+      vertex = it->second;
+    } while (vertex != first);
+    hull.face_loop_start.push_back(static_cast<int>(hull.face_loop_vertices.size()));
+  }
+}
+
 // The hull's width along unit n: the spread of the vertices' projections.
 double width_along(const ConvexHull& hull, const Vec3& n) {
   double low = kInfinity, high = -kInfinity;
@@ -193,6 +238,8 @@ BuiltConvexHull build_convex_hull(std::span<const Vec3> points) {
     triangle_normals.push_back(normal.normalized());
     add_distinct(hull.face_normals_S, triangle_normals.back(), false);
   }
+
+  build_face_loops(hull, triangle_normals);
 
   // Real edges: those between triangles of different faces (not a face's diagonals).
   std::map<std::pair<int, int>, Vec3> first_normal_of_edge;

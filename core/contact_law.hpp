@@ -12,6 +12,7 @@
 // each clamped at f_n >= 0 unless the clamp is off.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -67,7 +68,7 @@ struct ContactKinematics {
   Vec3 v_slip_W = Vec3::Zero();   // tangential part of v_B(C) - v_A(C), m/s
   Vec3 w_rel_W = Vec3::Zero();    // w_B - w_A, angular velocity of B's body minus A's, rad/s
   Vec3 fdir1_W = Vec3::Zero();    // unit first friction direction of the pair, zero for none
-  int contact_count = 1;          // contact points between the same two bodies
+  int contact_count = 1;          // contact points of the same shape pair (Gazebo counts so)
 };
 
 // The contact law's output for one contact, world frame; zero for an observer pair.
@@ -82,8 +83,13 @@ struct ContactForce {
 struct ContactResult {
   // Key of the shape pair: shape_a (the smaller index) in the high 32 bits, shape_b in the low.
   std::uint64_t pair = 0;
-  int shape_a = -1;                      // Model::shapes index of A (A < B)
-  int shape_b = -1;                      // Model::shapes index of B
+  int slot = 0;      // the point's slot in its pair (one point per pair: 0), stable while it lasts
+  int shape_a = -1;  // Model::shapes index of A (A < B)
+  int shape_b = -1;  // Model::shapes index of B
+  // What makes the point on A and on B (collision/contact_manifold.hpp's FeatureKind, index,
+  // index2; kind 0, "shape", for one point per pair).
+  std::array<int, 3> feature_a{0, 0, 0};
+  std::array<int, 3> feature_b{0, 0, 0};
   double penetration = 0.0;              // delta, m
   double penetration_rate = 0.0;         // delta_dot, m/s, positive approaching
   Vec3 slip_velocity_W = Vec3::Zero();   // tangential v_B(C) - v_A(C), m/s
@@ -93,6 +99,8 @@ struct ContactResult {
   Vec3 normal_W = Vec3::Zero();          // unit normal from A to B
   Vec3 force_on_B_W = Vec3::Zero();      // total force on B at C, N (A receives the opposite)
   Vec3 torque_on_B_W = Vec3::Zero();     // pure torque on B, N m (rolling and spin resistance)
+  Vec3 witness_A_W = Vec3::Zero();       // witness point on A's surface (seed 000's Aw), m
+  Vec3 witness_B_W = Vec3::Zero();       // witness point on B's surface (Bw), m
 };
 
 // Positive root alpha* of (1 + e) alpha = ln((1 + alpha) / (1 - e alpha)) on (0, 1/e): with

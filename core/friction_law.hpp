@@ -28,7 +28,7 @@ struct FrictionParameters {
   Eigen::Vector2d slip_compliance = Eigen::Vector2d::Zero();  // m/s/N along t1, t2
   bool cone = true;  // true: cone (|f_t| <= mu f_n against the slip); false: pyramid (t1, t2)
   // Gazebo's normalisation: each contact's slip compliance times the number of contact points
-  // between the same two bodies, so that n points slip like one.
+  // of the same pair of collision shapes, so that n points slip like one.
   bool scale_by_contact_count = false;
 
   // The coefficient of the pyramid's direction t2: mu2, or mu_kinetic when mu2 < 0.
@@ -48,7 +48,7 @@ void compute_friction_directions(const Vec3& n_W, const Vec3& fdir1_W, Vec3& t1_
 // Friction force on B, N, world frame, for normal force f_n >= 0 (N; zero force for f_n <= 0) and
 // slip v_slip_W (m/s, tangential part of v_B(C) - v_A(C)). n_W: unit normal from A to B;
 // fdir1_W: first friction direction (zero: none), for the pyramid and anisotropic compliance.
-// `contact_count`: the contact points between the two bodies (scale_by_contact_count).
+// `contact_count`: the contact points of the same shape pair (scale_by_contact_count).
 Vec3 compute_friction_force(const FrictionParameters& friction, double normal_force,
                             const Vec3& v_slip_W, const Vec3& n_W, const Vec3& fdir1_W,
                             int contact_count = 1);

@@ -29,6 +29,10 @@ struct EventRecord {
   Kind kind = Kind::contact_start;
   std::string crossing;        // "z1", "z2", "z1,z2", or empty (initialisation, time events)
   std::string pair_a, pair_b;  // "body/shape" of A and B, A < B
+  // The contact point (design.md §4b): "A-B#slot" with the global shape indices, stable while the
+  // point lasts, and the features of A and B that make it ("shape" for one point per pair).
+  std::string contact_id;
+  std::string feature_a, feature_b;
   // Signed distance of the two shapes at the event (distanceOrg), m: < 0 penetrating.
   double distance = kNaN;
   double crossing_distance = kNaN;  // distance + contact_eps, the distance the force law uses, m

@@ -63,7 +63,11 @@ struct ConvexHull {
   std::vector<Vec3> vertices_S;  // the hull's vertices (corners only), m
   // Its boundary as triangles of indices into vertices_S, counter-clockwise seen from outside.
   std::vector<std::array<int, 3>> triangles;
-  std::vector<Vec3> face_normals_S;     // unit outward normals of the distinct flat faces
+  std::vector<Vec3> face_normals_S;  // unit outward normals of the distinct flat faces
+  // Those faces as loops of vertex indices, counter-clockwise seen from outside: face f is
+  // face_loop_vertices[face_loop_start[f] .. face_loop_start[f + 1]) (contact manifolds clip them).
+  std::vector<int> face_loop_start;  // face count + 1 entries
+  std::vector<int> face_loop_vertices;
   std::vector<Vec3> edge_directions_S;  // unit directions of the distinct edges (up to sign)
   // Every edge with the outward normals of its two faces: its arc on the Gauss map, which tells
   // which edge pairs of two hulls can meet (collision/signed_distance.cpp).
@@ -155,8 +159,15 @@ struct Input {
 };
 
 // Contact detection and contact-law settings shared by all pairs (scene key `contact`).
+// How many contact points a pair of shapes has (design.md §4b).
+enum class ContactPoints {
+  manifold,  // a face on a face gives its corners (boxes, convex hulls, half-spaces)
+  single,    // one point per pair, seed 002's rule, for every pair
+};
+
 struct ContactSettings {
-  double contact_eps = 1e-13;  // m, hysteresis of the z1/z2 scheme
+  double contact_eps = 1e-13;                      // m, hysteresis of the z1/z2 scheme
+  ContactPoints points = ContactPoints::manifold;  // scene key contact.points
   // m; reserved for the MPR narrowphase (none yet). Its only effect now: the default
   // contact_eps = max(1e-13, 10 * mpr_tolerance) when the scene gives none.
   double mpr_tolerance = 1e-14;

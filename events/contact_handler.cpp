@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "collision/polytope.hpp"
+#include "collision/shape_geometry.hpp"
 #include "core/errors.hpp"
 
 namespace hybridsim {
@@ -37,6 +39,11 @@ double hunt_crossley_value(const Model& model, int shape, bool stiffness) {
                          : own;
 }
 
+// A point that changed its features at an event continues the point of the last dictionary that
+// lies this close (relative to the smaller shape's bounding radius): the event is found to far
+// better than this, and two points of one pair are never this close (clipping merges them).
+constexpr double kSamePointDistance = 1e-6;
+
 EventRecord make_contact_record(const Model& model, double t, std::string_view crossing,
                                 const ContactPair& pair, EventRecord::Kind kind, double eps) {
   EventRecord record;
@@ -45,6 +52,9 @@ EventRecord make_contact_record(const Model& model, double t, std::string_view c
   record.crossing = std::string(crossing);
   record.pair_a = model.shape_label(pair.shape_a);
   record.pair_b = model.shape_label(pair.shape_b);
+  record.contact_id = fmt::format("{}-{}#{}", pair.shape_a, pair.shape_b, pair.slot);
+  record.feature_a = format_feature(pair.feature_a);
+  record.feature_b = format_feature(pair.feature_b);
   record.distance = pair.geometry.distance;
   record.crossing_distance = pair.geometry.distance + eps;
   record.normal_W = pair.geometry.n_AB_W;
@@ -106,6 +116,19 @@ ContactLawParameters resolve_contact_law(const Model& model, int shape_a, int sh
   return law;
 }
 
+SignedDistance compute_point_geometry(const Model& model, const ContactPair& point,
+                                      std::span<const Pose> X_WS) {
+  const Shape& a = model.shapes[point.shape_a];
+  const Shape& b = model.shapes[point.shape_b];
+  const Pose& X_WA = X_WS[point.shape_a];
+  const Pose& X_WB = X_WS[point.shape_b];
+  if (point.reference.kind == ManifoldKind::single)
+    return compute_signed_distance(a, X_WA, b, X_WB);
+  return evaluate_manifold_point(a, X_WA, b, X_WB, point.reference, point.feature_a,
+                                 point.feature_b)
+      .geometry;
+}
+
 double compute_penetration_rate(const SignedDistance& geometry, const BodyKinematics& body_a,
                                 const BodyKinematics& body_b) {
   const Vec3 p_WC = geometry.contact_point_W();
@@ -114,32 +137,77 @@ double compute_penetration_rate(const SignedDistance& geometry, const BodyKinema
 }
 
 ContactHandler::ContactHandler(const Model& model)
-    : model_(model), contact_eps_(model.contact.contact_eps), broadphase_(model) {}
+    : model_(model), contact_eps_(model.contact.contact_eps), broadphase_(model) {
+  manifold_geometry_.resize(model.shapes.size(), 0);
+  if (model.contact.points == ContactPoints::manifold) {
+    for (std::size_t i = 0; i < model.shapes.size(); ++i) {
+      manifold_geometry_[i] = has_manifold_geometry(model.shapes[i]) ? 1 : 0;
+    }
+  }
+}
 
 void ContactHandler::compute_crossings(std::span<const Pose> X_WS, double& z1, double& z2) {
   const double eps = contact_eps_;
   broadphase_.update(X_WS);
 
-  // z1: the pairs in contact, always through the narrowphase.
+  // z1: the points in contact, always through the narrowphase (a manifold point by its
+  // features, with its validity).
   z1 = kEmptyContactSetZ1;
   bool any_contact = false;
-  for (const auto& [a, b] : contact_shapes_) {
-    const double distance_org =
-        compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]).distance;
-    z1 = any_contact ? std::max(z1, distance_org + eps) : distance_org + eps;
+  for (const IndexedPoint& point : contact_points_) {
+    const int a = point.shape_a, b = point.shape_b;
+    double term;
+    if (point.reference.kind == ManifoldKind::single) {
+      term =
+          compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]).distance +
+          eps;
+    } else {
+      const ManifoldPoint p =
+          evaluate_manifold_point(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b],
+                                  point.reference, point.feature_a, point.feature_b);
+      term = std::max(p.geometry.distance + eps, p.validity - point.validity_offset);
+    }
+    z1 = any_contact ? std::max(z1, term) : term;
     any_contact = true;
   }
 
-  // z2: candidate pairs (AABBs overlapping) not in contact, through the narrowphase; pairs whose
-  // AABBs are apart contribute the broadphase's lower bound of their AABB distance.
+  // z2: candidate pairs (AABBs overlapping), through the narrowphase: the points not in contact;
+  // pairs whose AABBs are apart contribute the broadphase's lower bound of their AABB distance.
   double min_distance = broadphase_.separated_pairs_lower_bound();
   broadphase_.for_each_candidate_pair([&](int a, int b) {
+    if (is_manifold_pair(a, b)) {
+      min_distance = std::min(min_distance, smallest_free_candidate_distance(a, b, X_WS));
+      return;
+    }
     if (contact_set_.contains(a, b)) return;
     const double distance_org =
         compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]).distance;
     min_distance = std::min(min_distance, distance_org);
   });
   z2 = std::isinf(min_distance) ? kEmptyCandidateSetZ2 : min_distance + 3.0 * eps;
+}
+
+double ContactHandler::smallest_free_candidate_distance(int a, int b, std::span<const Pose> X_WS) {
+  // A pair in contact keeps its reference between events; its points in contact are skipped.
+  const auto in_contact = manifold_pairs_.find(make_pair_id(a, b));
+  const PointRange range =
+      in_contact != manifold_pairs_.end() ? in_contact->second : PointRange{0, 0};
+  const ManifoldReference* kept =
+      range.count > 0 ? &contact_points_[static_cast<std::size_t>(range.first)].reference : nullptr;
+  ContactManifold manifold;
+  compute_contact_manifold(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b], kept,
+                           ReferenceUse::keep, manifold);
+  double smallest = kInfinity;
+  for (int k = 0; k < manifold.count; ++k) {
+    const ManifoldPoint& candidate = manifold.points[static_cast<std::size_t>(k)];
+    bool touching = false;
+    for (int j = range.first; j < range.first + range.count && !touching; ++j) {
+      const IndexedPoint& point = contact_points_[static_cast<std::size_t>(j)];
+      touching = point.feature_a == candidate.feature_a && point.feature_b == candidate.feature_b;
+    }
+    if (!touching) smallest = std::min(smallest, candidate.geometry.distance);
+  }
+  return smallest;
 }
 
 std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_view crossing,
@@ -149,13 +217,17 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   broadphase_.update(X_WS);
   std::vector<EventRecord> records;
 
-  // New contactDict: every pair penetrating deeper than 2 eps.
+  // New contactDict: every point penetrating deeper than 2 eps.
   contact_dict_.clear();
   broadphase_.for_each_candidate_pair([&](int a, int b) {
+    if (is_manifold_pair(a, b)) {
+      add_manifold_contacts(a, b, X_WS, bodies);
+      return;
+    }
     const SignedDistance geometry =
         compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]);
     if (!(geometry.distance < -2.0 * eps)) return;
-    const PairId id = make_pair_id(a, b);
+    const ContactId id{make_pair_id(a, b), 0};
     ContactPair pair;
     if (const auto previous = last_contact_dict_.find(id); previous != last_contact_dict_.end()) {
       pair = previous->second;  // keeps v-, d_res and the law
@@ -173,13 +245,12 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
     contact_dict_.emplace(id, pair);
   });
 
-  count_body_pair_contacts();
+  count_shape_pair_points();
 
-  // Ends, then starts, each in pair-id order.
+  // Ends, then starts, each in contact id order.
   for (auto& [id, pair] : last_contact_dict_) {
     if (contact_dict_.contains(id)) continue;
-    pair.geometry = compute_signed_distance(model_.shapes[pair.shape_a], X_WS[pair.shape_a],
-                                            model_.shapes[pair.shape_b], X_WS[pair.shape_b]);
+    pair.geometry = compute_point_geometry(model_, pair, X_WS);
     records.push_back(
         make_contact_record(model_, t, crossing, pair, EventRecord::Kind::contact_end, eps));
   }
@@ -193,58 +264,241 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   return records;
 }
 
-void ContactHandler::count_body_pair_contacts() {
-  // Contact points between the same two bodies (for laws that normalise by it).
-  std::map<std::pair<int, int>, int> contacts_per_body_pair;
-  const auto body_pair = [this](const ContactPair& pair) {
-    const int a = model_.shapes[pair.shape_a].body, b = model_.shapes[pair.shape_b].body;
-    return std::pair{std::min(a, b), std::max(a, b)};
+void ContactHandler::add_manifold_contacts(int a, int b, std::span<const Pose> X_WS,
+                                           std::span<const BodyKinematics> bodies) {
+  const double eps = contact_eps_;
+  const PairId pair_id = make_pair_id(a, b);
+  const Shape& shape_a = model_.shapes[a];
+  const Shape& shape_b = model_.shapes[b];
+
+  // lastContactDict's points of this pair (consecutive: the dictionary orders by pair).
+  const auto previous_begin = last_contact_dict_.lower_bound(ContactId{pair_id, 0});
+  auto previous_end = previous_begin;
+  while (previous_end != last_contact_dict_.end() && previous_end->first.pair == pair_id) {
+    ++previous_end;
+  }
+  const ManifoldReference* kept =
+      previous_begin != previous_end ? &previous_begin->second.reference : nullptr;
+
+  // The candidates, the pair's reference kept while its face still lies along the normal.
+  ContactManifold manifold;
+  compute_contact_manifold(shape_a, X_WS[a], shape_b, X_WS[b], kept, ReferenceUse::reassess,
+                           manifold);
+  std::array<char, kMaxManifoldPoints> touching{};
+  std::array<const ContactPair*, kMaxManifoldPoints> continues{};
+  for (int k = 0; k < manifold.count; ++k) {
+    touching[static_cast<std::size_t>(k)] =
+        manifold.points[static_cast<std::size_t>(k)].geometry.distance < -2.0 * eps ? 1 : 0;
+  }
+
+  // A point continues a previous one with the same features; failing that, one that ended
+  // within kSamePointDistance of it (the features changed under a point that moved on).
+  std::vector<const ContactPair*> unmatched;
+  for (auto it = previous_begin; it != previous_end; ++it) unmatched.push_back(&it->second);
+  const auto take = [&unmatched](auto&& matches) -> const ContactPair* {
+    for (auto it = unmatched.begin(); it != unmatched.end(); ++it) {
+      if (matches(**it)) {
+        const ContactPair* found = *it;
+        unmatched.erase(it);
+        return found;
+      }
+    }
+    return nullptr;
   };
-  for (const auto& [id, pair] : contact_dict_) ++contacts_per_body_pair[body_pair(pair)];
-  for (auto& [id, pair] : contact_dict_) {
-    pair.body_pair_contacts = contacts_per_body_pair[body_pair(pair)];
+  for (int k = 0; k < manifold.count; ++k) {
+    if (touching[static_cast<std::size_t>(k)] == 0) continue;
+    const ManifoldPoint& point = manifold.points[static_cast<std::size_t>(k)];
+    continues[static_cast<std::size_t>(k)] = take([&](const ContactPair& previous) {
+      return previous.reference == manifold.reference && previous.feature_a == point.feature_a &&
+             previous.feature_b == point.feature_b;
+    });
+  }
+  const double same_point_distance =
+      kSamePointDistance *
+      std::min(shape_a.type == ShapeType::halfspace ? kInfinity : compute_bounding_radius(shape_a),
+               shape_b.type == ShapeType::halfspace ? kInfinity : compute_bounding_radius(shape_b));
+  for (int k = 0; k < manifold.count; ++k) {
+    if (touching[static_cast<std::size_t>(k)] == 0 || continues[static_cast<std::size_t>(k)]) {
+      continue;
+    }
+    const Vec3 p_WC = manifold.points[static_cast<std::size_t>(k)].geometry.contact_point_W();
+    continues[static_cast<std::size_t>(k)] = take([&](const ContactPair& previous) {
+      const ManifoldPoint now =
+          evaluate_manifold_point(shape_a, X_WS[a], shape_b, X_WS[b], previous.reference,
+                                  previous.feature_a, previous.feature_b);
+      return (now.geometry.contact_point_W() - p_WC).norm() <= same_point_distance;
+    });
+  }
+
+  // Slots: a continuing point keeps its own, a new one takes the smallest free.
+  std::array<char, 2 * kMaxManifoldPoints> slot_used{};
+  for (int k = 0; k < manifold.count; ++k) {
+    if (const ContactPair* previous = continues[static_cast<std::size_t>(k)]) {
+      if (previous->slot < static_cast<int>(slot_used.size())) {
+        slot_used[static_cast<std::size_t>(previous->slot)] = 1;
+      }
+    }
+  }
+  for (int k = 0; k < manifold.count; ++k) {
+    if (touching[static_cast<std::size_t>(k)] == 0) continue;
+    const ManifoldPoint& point = manifold.points[static_cast<std::size_t>(k)];
+    ContactPair pair;
+    if (const ContactPair* previous = continues[static_cast<std::size_t>(k)]) {
+      pair = *previous;  // keeps its slot, v-, d_res and the law
+    } else {
+      pair.shape_a = a;
+      pair.shape_b = b;
+      pair.law = resolve_contact_law(model_, a, b);
+      pair.pre_impact_normal_velocity =
+          compute_penetration_rate(point.geometry, bodies[shape_a.body], bodies[shape_b.body]);
+      pair.damping = compute_contact_damping(pair.law, pair.pre_impact_normal_velocity);
+      pair.slot = 0;
+      while (slot_used[static_cast<std::size_t>(pair.slot)] != 0) ++pair.slot;
+      slot_used[static_cast<std::size_t>(pair.slot)] = 1;
+    }
+    pair.reference = manifold.reference;
+    pair.feature_a = point.feature_a;
+    pair.feature_b = point.feature_b;
+    pair.geometry = point.geometry;
+    // A point starting exactly on the edge of its features starts at z1 <= -eps all the same.
+    pair.validity_offset = std::max(0.0, point.validity + eps);
+    contact_dict_.emplace(ContactId{pair_id, pair.slot}, pair);
+  }
+}
+
+void ContactHandler::count_shape_pair_points() {
+  // Points of the same shape pair (Gazebo's count, for laws that normalise by it): consecutive in
+  // the dictionary.
+  for (auto first = contact_dict_.begin(); first != contact_dict_.end();) {
+    auto last = first;
+    int count = 0;
+    while (last != contact_dict_.end() && last->first.pair == first->first.pair) ++last, ++count;
+    for (auto it = first; it != last; ++it) it->second.shape_pair_points = count;
+    first = last;
   }
 }
 
 std::vector<double> ContactHandler::stored_pairs() const {
   std::vector<double> stored;
-  stored.reserve(4 * contact_dict_.size());
+  stored.reserve(kStoredNumbersPerPoint * contact_dict_.size());
+  const auto number = [](auto value) { return static_cast<double>(value); };
   for (const auto& [id, pair] : contact_dict_) {
     stored.insert(stored.end(),
-                  {static_cast<double>(pair.shape_a), static_cast<double>(pair.shape_b),
-                   pair.pre_impact_normal_velocity, pair.damping});
+                  {number(pair.shape_a), number(pair.shape_b), number(pair.slot),
+                   number(static_cast<int>(pair.reference.kind)), number(pair.reference.face),
+                   number(static_cast<int>(pair.feature_a.kind)), number(pair.feature_a.index),
+                   number(pair.feature_a.index2), number(static_cast<int>(pair.feature_b.kind)),
+                   number(pair.feature_b.index), number(pair.feature_b.index2),
+                   pair.pre_impact_normal_velocity, pair.damping, pair.validity_offset});
   }
   return stored;
 }
 
+namespace {
+
+// Whether `value` is an integer in [low, high).
+bool is_index(double value, double low, double high) {
+  return value >= low && value < high && value == std::floor(value);
+}
+
+// Whether the stored reference and features can be evaluated on shapes a and b.
+bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
+  if (point.reference.kind == ManifoldKind::single ||
+      point.reference.kind == ManifoldKind::closest) {
+    return point.feature_a.kind == FeatureKind::shape && point.feature_b.kind == FeatureKind::shape;
+  }
+  const auto fits = [](const Shape& shape, const Feature& feature) {
+    if (shape.type == ShapeType::halfspace) {
+      return feature.kind == FeatureKind::face && feature.index == 0;
+    }
+    const Polytope polytope(shape);
+    const auto vertex = [&](int v) { return v >= 0 && v < polytope.vertex_count(); };
+    const auto face = [&](int f) { return f >= 0 && f < polytope.face_count(); };
+    switch (feature.kind) {
+      case FeatureKind::vertex:
+        return vertex(feature.index);
+      case FeatureKind::edge:
+        return vertex(feature.index) && vertex(feature.index2);
+      case FeatureKind::face:
+        return face(feature.index);
+      case FeatureKind::face_edge:
+        return face(feature.index) && feature.index2 >= 0 &&
+               feature.index2 < static_cast<int>(polytope.face_loop(feature.index).size());
+      case FeatureKind::shape:
+        return false;
+    }
+    return false;
+  };
+  if (point.reference.kind == ManifoldKind::halfspace) {
+    return (a.type == ShapeType::halfspace) != (b.type == ShapeType::halfspace) &&
+           fits(a, point.feature_a) && fits(b, point.feature_b);
+  }
+  const Shape& reference = point.reference.kind == ManifoldKind::face_of_a ? a : b;
+  if (reference.type == ShapeType::halfspace || a.type == ShapeType::halfspace ||
+      b.type == ShapeType::halfspace) {
+    return false;
+  }
+  const Polytope polytope(reference);
+  return point.reference.face >= 0 && point.reference.face < polytope.face_count() &&
+         fits(a, point.feature_a) && fits(b, point.feature_b);
+}
+
+}  // namespace
+
 void ContactHandler::restore(std::span<const double> stored, std::span<const Pose> X_WS) {
-  if (stored.size() % 4 != 0) {
+  constexpr std::size_t n = kStoredNumbersPerPoint;
+  if (stored.size() % n != 0) {
     throw InputError(
-        fmt::format("key 'contact_pairs' has {} numbers, not 4 per pair", stored.size()));
+        fmt::format("key 'contact_points' has {} numbers, not {} per point", stored.size(), n));
   }
   const auto shape_count = static_cast<double>(model_.shapes.size());
+  const double kinds = static_cast<double>(static_cast<int>(FeatureKind::face_edge) + 1);
+  const double references = static_cast<double>(static_cast<int>(ManifoldKind::face_of_b) + 1);
   contact_dict_.clear();
-  for (std::size_t i = 0; i < stored.size(); i += 4) {
-    const double a = stored[i], b = stored[i + 1];
-    const auto valid = [shape_count](double shape) {
-      return shape >= 0.0 && shape < shape_count && shape == std::floor(shape);
+  for (std::size_t i = 0; i < stored.size(); i += n) {
+    const auto v = stored.subspan(i, n);
+    const auto fail = [&](std::string_view what) {
+      return InputError(fmt::format("key 'contact_points': point {} {}", i / n, what));
     };
-    if (!valid(a) || !valid(b) || !(a < b)) {
-      throw InputError(
-          fmt::format("key 'contact_pairs': pair {} has shapes {} and {} (the scene has {} shapes)",
-                      i / 4, a, b, model_.shapes.size()));
+    if (!is_index(v[0], 0, shape_count) || !is_index(v[1], 0, shape_count) || !(v[0] < v[1])) {
+      throw fail(fmt::format("has shapes {} and {} (the scene has {} shapes)", v[0], v[1],
+                             model_.shapes.size()));
+    }
+    const double big = 1e9;
+    if (!is_index(v[2], 0, kMaxManifoldPoints * 2) || !is_index(v[3], 0, references) ||
+        !is_index(v[4], -1, big) || !is_index(v[5], 0, kinds) || !is_index(v[6], 0, big) ||
+        !is_index(v[7], 0, big) || !is_index(v[8], 0, kinds) || !is_index(v[9], 0, big) ||
+        !is_index(v[10], 0, big) || !std::isfinite(v[11]) || !std::isfinite(v[12]) ||
+        !std::isfinite(v[13])) {
+      throw fail("has a slot, reference, feature or stored value out of range");
     }
     ContactPair pair;
-    pair.shape_a = static_cast<int>(a);
-    pair.shape_b = static_cast<int>(b);
+    pair.shape_a = static_cast<int>(v[0]);
+    pair.shape_b = static_cast<int>(v[1]);
+    pair.slot = static_cast<int>(v[2]);
+    pair.reference = {static_cast<ManifoldKind>(static_cast<int>(v[3])), static_cast<int>(v[4])};
+    pair.feature_a = {static_cast<FeatureKind>(static_cast<int>(v[5])), static_cast<int>(v[6]),
+                      static_cast<int>(v[7])};
+    pair.feature_b = {static_cast<FeatureKind>(static_cast<int>(v[8])), static_cast<int>(v[9]),
+                      static_cast<int>(v[10])};
+    pair.pre_impact_normal_velocity = v[11];
+    pair.damping = v[12];
+    pair.validity_offset = v[13];
+    const Shape& shape_a = model_.shapes[pair.shape_a];
+    const Shape& shape_b = model_.shapes[pair.shape_b];
+    const bool manifold = pair.reference.kind != ManifoldKind::single;
+    if (manifold != is_manifold_pair(pair.shape_a, pair.shape_b) ||
+        !fits_shapes(shape_a, shape_b, pair)) {
+      throw fail("has features that do not fit its shapes (another scene or contact.points?)");
+    }
     pair.law = resolve_contact_law(model_, pair.shape_a, pair.shape_b);
-    pair.pre_impact_normal_velocity = stored[i + 2];
-    pair.damping = stored[i + 3];
-    pair.geometry = compute_signed_distance(model_.shapes[pair.shape_a], X_WS[pair.shape_a],
-                                            model_.shapes[pair.shape_b], X_WS[pair.shape_b]);
-    contact_dict_.emplace(make_pair_id(pair.shape_a, pair.shape_b), pair);
+    pair.geometry = compute_point_geometry(model_, pair, X_WS);
+    if (!contact_dict_.emplace(ContactId{make_pair_id(pair.shape_a, pair.shape_b), pair.slot}, pair)
+             .second) {
+      throw fail("repeats a contact id");
+    }
   }
-  count_body_pair_contacts();
+  count_shape_pair_points();
   broadphase_.update(X_WS);
   last_contact_dict_ = contact_dict_;
   index_contacts();
@@ -257,11 +511,18 @@ void ContactHandler::reset() {
 }
 
 void ContactHandler::index_contacts() {
-  contact_shapes_.clear();
+  contact_points_.clear();
   contact_set_.clear();
+  manifold_pairs_.clear();
   for (const auto& [id, pair] : contact_dict_) {
-    const int a = std::min(pair.shape_a, pair.shape_b), b = std::max(pair.shape_a, pair.shape_b);
-    contact_shapes_.emplace_back(a, b);
+    const int a = pair.shape_a, b = pair.shape_b;
+    if (pair.reference.kind != ManifoldKind::single) {
+      auto [range, inserted] = manifold_pairs_.try_emplace(
+          id.pair, PointRange{static_cast<int>(contact_points_.size()), 0});
+      ++range->second.count;
+    }
+    contact_points_.push_back(
+        {a, b, pair.reference, pair.feature_a, pair.feature_b, pair.validity_offset});
     contact_set_.insert(a, b);
   }
 }

@@ -7,10 +7,17 @@
 //
 // distanceOrg is the narrowphase signed distance when the pair's AABBs overlap, else the AABB
 // distance (a positive lower bound). Empty sets give the dummies z1 = -1, z2 = +1.
+//
+// With manifolds (design.md §4b) the unit is the contact point: a pair of polytopes or a polytope
+// on a half-space has several candidate points, each in contact or not on its own; z1 takes
+// max(distanceOrg + eps, validity) of each point in contact (a point whose features no longer
+// make it ends its feature set, an event), z2 the candidates of every pair not yet in contact,
+// including those of a pair that is partly in contact.
 #pragma once
 
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "collision/broadphase.hpp"
@@ -27,6 +34,11 @@ inline constexpr double kEmptyCandidateSetZ2 = 1.0;  // z2 when every pair is in
 
 // The law parameters of shapes a and b: materials, contact sphere radii, global settings.
 ContactLawParameters resolve_contact_law(const Model& model, int shape_a, int shape_b);
+
+// The geometry of contact point `point` at the shape poses X_WS: the narrowphase for one point per
+// pair, the features under the pair's reference for a manifold point.
+SignedDistance compute_point_geometry(const Model& model, const ContactPair& point,
+                                      std::span<const Pose> X_WS);
 
 // Normal approach speed delta_dot = -(v_B(C) - v_A(C)) . n at the contact point.
 double compute_penetration_rate(const SignedDistance& geometry, const BodyKinematics& body_a,
@@ -51,10 +63,12 @@ class ContactHandler {
   // Forgets both dictionaries (a new run starts).
   void reset();
 
-  // Checkpoints: per pair in contactDict, its two shapes, the pre-impact normal velocity and
-  // damping it stored (4 numbers each, in pair order), and both dictionaries set back from them
-  // (the law from the model, the geometry at X_WS). restore throws InputError naming the pair if
-  // a shape index is not the model's.
+  // Checkpoints: per point in contactDict, kStoredNumbersPerPoint numbers in contact id order
+  // (its two shapes, slot, manifold reference, the features of A and B, the pre-impact normal
+  // velocity, damping and validity offset it stored), and both dictionaries set back from them (the
+  // law from the model, the geometry at X_WS). restore throws InputError naming the point if a
+  // number does not fit the model.
+  static constexpr std::size_t kStoredNumbersPerPoint = 14;
   std::vector<double> stored_pairs() const;
   void restore(std::span<const double> stored, std::span<const Pose> X_WS);
 
@@ -63,20 +77,50 @@ class ContactHandler {
   const Broadphase& broadphase() const { return broadphase_; }
 
  private:
-  // Rebuilds the flat copies of contactDict's pairs that the crossing functions read.
+  // Rebuilds the flat copies of contactDict's points that the crossing functions read.
   void index_contacts();
-  // Each pair's count of contacts between the same two bodies.
-  void count_body_pair_contacts();
+  // Each point's count of points of the same shape pair.
+  void count_shape_pair_points();
+  // Whether shapes a and b have manifolds in this model (contact.points and their geometry).
+  bool is_manifold_pair(int a, int b) const {
+    return manifold_geometry_[a] != 0 && manifold_geometry_[b] != 0 &&
+           !(model_.shapes[a].type == ShapeType::halfspace &&
+             model_.shapes[b].type == ShapeType::halfspace);
+  }
+  // Adds the points of manifold pair (a, b) that are in contact at X_WS to contactDict, keeping
+  // the slot and stored data of lastContactDict's points they continue.
+  void add_manifold_contacts(int a, int b, std::span<const Pose> X_WS,
+                             std::span<const BodyKinematics> bodies);
+  // The smallest distance of the candidate points of manifold pair (a, b) that are not in
+  // contact.
+  double smallest_free_candidate_distance(int a, int b, std::span<const Pose> X_WS);
 
   const Model& model_;
   double contact_eps_;
   Broadphase broadphase_;
   ContactDict contact_dict_;
   ContactDict last_contact_dict_;
-  // contactDict's shape pairs as a list (z1) and a hash set (z2 skips them): constant-time
-  // lookups and contiguous reads where the tree would cost log N cache misses per pair.
-  std::vector<std::pair<int, int>> contact_shapes_;
+  std::vector<char> manifold_geometry_;  // per shape: takes part in manifolds
+  // contactDict's points as a list (z1) and its shape pairs as a hash set (z2 skips the pairs of
+  // single points): constant-time lookups and contiguous reads where the tree would cost log N
+  // cache misses per pair.
+  struct IndexedPoint {
+    int shape_a;
+    int shape_b;
+    ManifoldReference reference;
+    Feature feature_a;
+    Feature feature_b;
+    double validity_offset;  // ContactPair::validity_offset
+  };
+  std::vector<IndexedPoint> contact_points_;
   PairSet contact_set_;
+  // Manifold pairs in contact: their points' range in contact_points_ (consecutive, as the
+  // dictionary orders them by pair).
+  struct PointRange {
+    int first;
+    int count;
+  };
+  std::unordered_map<PairId, PointRange> manifold_pairs_;
 };
 
 }  // namespace hybridsim

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 
+#include "collision/contact_manifold.hpp"
 #include "collision/signed_distance.hpp"
 #include "core/contact_law.hpp"
 
@@ -25,19 +26,39 @@ inline int pair_shape_b(PairId id) {
   return static_cast<int>(id & 0xffffffffu);
 }
 
+// A contact point's key (design.md §4b): its shape pair and a slot, unique within the pair, that
+// the point keeps while it lasts, across events and across the features that make it. A pair
+// with one point (seed 002's rule) has slot 0.
+struct ContactId {
+  PairId pair = 0;
+  int slot = 0;
+  friend auto operator<=>(const ContactId&, const ContactId&) = default;
+};
+
+// One contact point of a shape pair (seed 002's ContactPair; a pair with a manifold has several).
 struct ContactPair {
   int shape_a = -1;  // A < B (global shape index)
   int shape_b = -1;
+  int slot = 0;  // ContactId::slot
+  // What makes the point: the pair's manifold reference and the features of A and B
+  // (collision/contact_manifold.hpp); single and shape/shape for one point per pair.
+  ManifoldReference reference;
+  Feature feature_a;
+  Feature feature_b;
   SignedDistance geometry;  // at the event that (re)built the dictionary
   // delta_dot- stored when the contact started, m/s, positive approaching; carried across later
   // events while the pair stays in contact.
   double pre_impact_normal_velocity = 0.0;
-  double damping = 0.0;        // d_res of the law, s/m, fixed at contact start
-  int body_pair_contacts = 1;  // contacts between the same two bodies, set at every event
+  double damping = 0.0;       // d_res of the law, s/m, fixed at contact start
+  int shape_pair_points = 1;  // contact points of the same shape pair, set at every event
+  // m: what z1 subtracts from the point's validity, so that a point that starts exactly on the
+  // edge of its features (validity rounded above zero) starts below -eps all the same.
+  double validity_offset = 0.0;
   ContactLawParameters law;
 };
 
-// Ordered by pair id so that iteration, and so force summation, is deterministic.
-using ContactDict = std::map<PairId, ContactPair>;
+// Ordered by contact id (pair, then slot) so that iteration, and so force summation, is
+// deterministic.
+using ContactDict = std::map<ContactId, ContactPair>;
 
 }  // namespace hybridsim

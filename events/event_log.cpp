@@ -17,6 +17,11 @@ void append_contact_lines(std::string& out, const EventRecord& record) {
                                               : (start ? "(in contact)" : "(contact released)");
   out += fmt::format("    distance({},{}) = {:.10g} {}\n", record.pair_a, record.pair_b,
                      record.crossing_distance, what);
+  // A point of a manifold: which one (one point per pair needs no more).
+  if (record.feature_a != "shape" && !record.feature_a.empty()) {
+    out += fmt::format("    contact point {}: features {} / {}\n", record.contact_id,
+                       record.feature_a, record.feature_b);
+  }
   if (start) {
     out += fmt::format(
         "    contact normal = {}, contact position = {}, c_res = {:.10g}, d_res = {:.10g}, "

@@ -31,8 +31,8 @@ bool MultibodySystem::prepare_partial_derivatives(double t, ConstVectorRef x) {
   for (const auto& [id, pair] : contacts_.contacts()) {
     const int body_a = model_.shapes[pair.shape_a].body;
     const int body_b = model_.shapes[pair.shape_b].body;
-    base_terms_[partial_contacts_.size()] = compute_contact_terms(pair, id, nullptr);
-    partial_contacts_.push_back({&pair, id, body_a, body_b});
+    base_terms_[partial_contacts_.size()] = compute_contact_terms(pair, id.pair, nullptr);
+    partial_contacts_.push_back({&pair, id.pair, body_a, body_b});
     ++body_pairs_start_[body_a + 1];
     ++body_pairs_start_[body_b + 1];
   }

@@ -107,7 +107,7 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
   std::size_t k = 0;
   for (const auto& [id, pair] : contacts_.contacts()) {
     const ContactTerms terms =
-        compute_contact_terms(pair, id, results != nullptr ? &results[k] : nullptr);
+        compute_contact_terms(pair, id.pair, results != nullptr ? &results[k] : nullptr);
     add_contact_terms(model_.shapes[pair.shape_b].body, terms, true);
     add_contact_terms(model_.shapes[pair.shape_a].body, terms, false);
     ++k;
@@ -119,8 +119,7 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
                                                                      ContactResult* result) {
   const Shape& shape_a = model_.shapes[pair.shape_a];
   const Shape& shape_b = model_.shapes[pair.shape_b];
-  const SignedDistance geometry =
-      compute_signed_distance(shape_a, X_WS_[pair.shape_a], shape_b, X_WS_[pair.shape_b]);
+  const SignedDistance geometry = compute_point_geometry(model_, pair, X_WS_);
   const BodyKinematics& body_a = kinematics_[shape_a.body];
   const BodyKinematics& body_b = kinematics_[shape_b.body];
 
@@ -134,7 +133,7 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
   contact.penetration_rate = -v_rel_W.dot(n);
   contact.v_slip_W = v_rel_W - v_rel_W.dot(n) * n;
   contact.w_rel_W = body_b.w_WB_W - body_a.w_WB_W;
-  contact.contact_count = pair.body_pair_contacts;
+  contact.contact_count = pair.shape_pair_points;
   // fdir1 of A if it has one, else of B (body frame to world).
   if (!shape_a.fdir1_B.isZero()) {
     contact.fdir1_W = body_a.X_WB.rotation * shape_a.fdir1_B;
@@ -153,6 +152,11 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
   if (result != nullptr) {
     ContactResult& r = *result;
     r.pair = id;
+    r.slot = pair.slot;
+    r.feature_a = feature_numbers(pair.feature_a);
+    r.feature_b = feature_numbers(pair.feature_b);
+    r.witness_A_W = geometry.p_A_W;
+    r.witness_B_W = geometry.p_B_W;
     r.shape_a = pair.shape_a;
     r.shape_b = pair.shape_b;
     r.penetration = contact.penetration;
@@ -468,9 +472,7 @@ double MultibodySystem::compute_energy(ConstVectorRef x) {
   const double eps = contacts_.contact_eps();
   for (const auto& [id, pair] : contacts_.contacts()) {
     if (pair.law.observer) continue;  // no force, no stored energy
-    const SignedDistance geometry =
-        compute_signed_distance(model_.shapes[pair.shape_a], X_WS_[pair.shape_a],
-                                model_.shapes[pair.shape_b], X_WS_[pair.shape_b]);
+    const SignedDistance geometry = compute_point_geometry(model_, pair, X_WS_);
     energy += compute_elastic_energy(pair.law, -(geometry.distance + eps));
   }
   return energy;

@@ -526,6 +526,9 @@ bool read_settings(MapReader& root, Model& model) {
     c.contact_eps = contact.positive("contact_eps", std::max(1e-13, 10.0 * c.mpr_tolerance));
     c.max_damping = contact.positive("max_damping", c.max_damping);
     c.stiffness_reduction = contact.positive("stiffness_reduction", c.stiffness_reduction);
+    c.points = contact.choice("points", "manifold", {"manifold", "single"}) == "single"
+                   ? ContactPoints::single
+                   : ContactPoints::manifold;
     const bool guard_given = contact.has("max_events_per_second");
     c.max_events_per_second = contact.positive("max_events_per_second", c.max_events_per_second);
     contact.reject_unknown_keys();

@@ -17,7 +17,9 @@ namespace hybridsim {
 namespace {
 
 constexpr const char* kFormat = "hybridsim-checkpoint";
-constexpr int kVersion = 1;
+// Version 2: contactDict by contact point ("contact_points", 14 numbers each); version 1 stored
+// one point per pair ("contact_pairs": shapes, v_pre, d_res) and is read as such.
+constexpr int kVersion = 2;
 
 // Reads key of the checkpoint's object, naming file, key and value when it is missing or of
 // another type.
@@ -84,7 +86,7 @@ void write_checkpoint_file(const std::string& path, const Model& model,
   json["counters"] = make_stats(c.counters);  // the summary's names, and the system's own count
   json["counters"]["rhs_calls"] = c.counters.rhs_calls;
   json["recent_event_times"] = c.recent_event_times;
-  json["contact_pairs"] = c.discrete;
+  json["contact_points"] = c.discrete;
   json["x"] = std::vector<double>(c.x.data(), c.x.data() + c.x.size());
 
   const std::string temporary = path + ".tmp";
@@ -113,8 +115,9 @@ CheckpointFile read_checkpoint_file(const std::string& path, const Model& model)
     throw InputError(
         fmt::format("{}: not a checkpoint (key 'format' is not \"{}\")", path, kFormat));
   }
-  if (read.integer(json, "version") != kVersion) {
-    throw read.wrong("version", json["version"], fmt::format("{}", kVersion).c_str());
+  const long version = read.integer(json, "version");
+  if (version != kVersion && version != 1) {
+    throw read.wrong("version", json["version"], fmt::format("1 or {}", kVersion).c_str());
   }
   if (!json.contains("scene") || json["scene"] != model.name) {
     throw InputError(
@@ -135,7 +138,18 @@ CheckpointFile read_checkpoint_file(const std::string& path, const Model& model)
   c.next_output_index = read.integer(json, "next_output_index");
   c.last_output_time = read.number(json, "last_output_time");
   c.recent_event_times = read.numbers(json, "recent_event_times");
-  c.discrete = read.numbers(json, "contact_pairs");
+  if (version == 1) {
+    // One point per pair, slot 0, made by the whole shapes: the layout of version 2.
+    const std::vector<double> pairs = read.numbers(json, "contact_pairs");
+    if (pairs.size() % 4 != 0)
+      throw read.wrong("contact_pairs", json["contact_pairs"], "4 numbers per pair");
+    for (std::size_t i = 0; i < pairs.size(); i += 4) {
+      c.discrete.insert(c.discrete.end(), {pairs[i], pairs[i + 1], 0, 0, -1, 0, 0, 0, 0, 0, 0,
+                                           pairs[i + 2], pairs[i + 3], 0});
+    }
+  } else {
+    c.discrete = read.numbers(json, "contact_points");
+  }
   const std::vector<double> x = read.numbers(json, "x");
   if (static_cast<long>(x.size()) != model.state_size) {
     throw read.wrong("x", json["x"],

@@ -1,5 +1,7 @@
 #include "tools/output_writers.hpp"
 
+#include "collision/contact_manifold.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -31,6 +33,9 @@ nlohmann::json event_record_json(const EventRecord& record) {
     line["crossing"] =
         record.crossing.empty() ? nlohmann::json(nullptr) : nlohmann::json(record.crossing);
     line["pair"] = {record.pair_a, record.pair_b};
+    line["contact_id"] = record.contact_id;
+    line["feature_a"] = record.feature_a;
+    line["feature_b"] = record.feature_b;
     line["distance"] = record.distance;
     line["normal"] = to_json(record.normal_W);
     line["point"] = to_json(record.point_W);
@@ -77,23 +82,27 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
   if (!outputs.events_path.empty()) events_ = open_output(outputs.events_path);
   if (!outputs.contacts_path.empty()) {
     contacts_ = open_output(outputs.contacts_path);
-    contacts_ << "t,pair_a,pair_b,penetration,penetration_rate,slip_x,slip_y,slip_z,normal_force,"
+    contacts_ << "t,pair_a,pair_b,contact_id,feature_a,feature_b,penetration,penetration_rate,slip_"
+                 "x,slip_y,slip_z,normal_force,"
                  "friction_x,friction_y,friction_z,force_x,force_y,force_z,torque_x,torque_y,"
-                 "torque_z,point_x,point_y,point_z,normal_x,normal_y,normal_z\n";
+                 "torque_z,point_x,point_y,point_z,normal_x,normal_y,normal_z,witness_a_x,"
+                 "witness_a_y,witness_a_z,witness_b_x,witness_b_y,witness_b_z\n";
   }
 }
 
 void RunWriter::write_contact_rows(double t, const VectorX& x) {
   for (const ContactResult& r : system_.compute_contact_results(x)) {
-    std::string row =
-        fmt::format("{:.17g},{},{},{:.17g},{:.17g}", t, system_.model().shape_label(r.shape_a),
-                    system_.model().shape_label(r.shape_b), r.penetration, r.penetration_rate);
+    std::string row = fmt::format(
+        "{:.17g},{},{},{}-{}#{},{},{},{:.17g},{:.17g}", t, system_.model().shape_label(r.shape_a),
+        system_.model().shape_label(r.shape_b), r.shape_a, r.shape_b, r.slot,
+        format_feature(feature_from_numbers(r.feature_a)),
+        format_feature(feature_from_numbers(r.feature_b)), r.penetration, r.penetration_rate);
     for (const Vec3* v : {&r.slip_velocity_W}) {
       row += fmt::format(",{:.17g},{:.17g},{:.17g}", v->x(), v->y(), v->z());
     }
     row += fmt::format(",{:.17g}", r.normal_force);
-    for (const Vec3* v :
-         {&r.friction_force_W, &r.force_on_B_W, &r.torque_on_B_W, &r.point_W, &r.normal_W}) {
+    for (const Vec3* v : {&r.friction_force_W, &r.force_on_B_W, &r.torque_on_B_W, &r.point_W,
+                          &r.normal_W, &r.witness_A_W, &r.witness_B_W}) {
       row += fmt::format(",{:.17g},{:.17g},{:.17g}", v->x(), v->y(), v->z());
     }
     contacts_ << row << '\n';

@@ -133,7 +133,7 @@ TEST_CASE("contact set: v- is stored at contact start and carried across later e
   // Left starts at 2 m/s approach.
   Configuration c = configure(model, -1e-9, 0.5, -2.0, 0.0);
   handler.rebuild_contacts(0.0, "z2", c.X_WS, c.bodies);
-  const PairId left = make_pair_id(0, 1);
+  const ContactId left{make_pair_id(0, 1), 0};
   REQUIRE(handler.contacts().contains(left));
   CHECK(handler.contacts().at(left).pre_impact_normal_velocity == testing::relative(2.0, 1e-12));
   const double damping = handler.contacts().at(left).damping;

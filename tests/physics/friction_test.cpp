@@ -129,39 +129,42 @@ TEST_CASE("stribeck: a sliding block decelerates at mu_d g, stiction holds it on
 }
 
 TEST_CASE("slip compliance: steady slip m g_t c / n with time constant m c / n") {
-  // n = 1: a box (one contact point); n = 3 and 4: a body on three or four spheres, which can
-  // neither roll nor tip. Each contact carries f_n = m g cos / n and f_t = v / c, unsaturated.
+  // n = 4: a box (four manifold corners of one shape pair); n = 3 and 4: a body on three or
+  // four spheres (one point per shape pair), which can neither roll nor tip. Each contact carries
+  // f_n = m g cos / n and f_t = v / c, unsaturated.
   const double theta = 0.02;
   struct Body_ {
-    int n;
+    int n;                 // contact points
+    int points_per_shape;  // contact points of each shape pair (Gazebo's count)
     std::string shapes;
     double mass;
   };
   const double ball_mass = 8000.0 * 4.0 / 3.0 * std::numbers::pi * std::pow(0.02, 3);
   const std::string ball = "{{type: sphere, radius: 0.02, material: Steel, position: [{}, {}, 0]}}";
   const std::vector<Body_> bodies = {
-      {1, "{type: box, size: [0.2, 0.16, 0.1], material: Steel, position: [0, 0, 0.03]}",
+      {4, 4, "{type: box, size: [0.2, 0.16, 0.1], material: Steel, position: [0, 0, 0.03]}",
        8000.0 * 0.2 * 0.16 * 0.1},
-      {3,
+      {3, 1,
        fmt::format(fmt::runtime(ball), 0.1, 0.0) + ", " +
            fmt::format(fmt::runtime(ball), -0.05, 0.0866) + ", " +
            fmt::format(fmt::runtime(ball), -0.05, -0.0866),
        3 * ball_mass},
-      {4,
+      {4, 1,
        fmt::format(fmt::runtime(ball), 0.1, 0.1) + ", " +
            fmt::format(fmt::runtime(ball), 0.1, -0.1) + ", " +
            fmt::format(fmt::runtime(ball), -0.1, 0.1) + ", " +
            fmt::format(fmt::runtime(ball), -0.1, -0.1),
        4 * ball_mass},
   };
-  // With scale_by_contact_count each contact's compliance is multiplied by n (Gazebo's
-  // normalisation): the body then slips like one contact, v = m g_t c, tau = m c, whatever n.
+  // With scale_by_contact_count each contact's compliance is multiplied by the points of its
+  // shape pair (Gazebo's normalisation): the box then slips like one contact, v = m g_t c,
+  // tau = m c; the bodies on spheres, one point per shape pair, are not scaled (as in Gazebo).
   for (const bool scaled : {false, true}) {
     for (const Body_& body : bodies) {
       CAPTURE(body.n);
       CAPTURE(scaled);
       const double tau = 0.05;  // chosen time constant, s
-      const double effective_n = scaled ? 1.0 : body.n;
+      const double effective_n = scaled ? body.n / body.points_per_shape : body.n;
       const double c = tau * effective_n / body.mass;  // slip compliance giving it, m/s/N
       const double v_steady = body.mass * g * std::sin(theta) * c / effective_n;
       const auto run = testing::run_scene(load_scene_text(

@@ -86,7 +86,7 @@ TEST_CASE("checkpoint: the bouncing sphere resumed in flight lands where ballist
   const auto saved = nlohmann::json::parse(read_file(checkpoint));
   const double t_checkpoint = saved["t"].get<double>();
   CHECK(t_checkpoint == 1.3);
-  CHECK(saved["contact_pairs"].empty());  // in flight
+  CHECK(saved["contact_points"].empty());  // in flight
   CHECK(saved["counters"]["contact_ends"] == 2);
   const double z = saved["x"][2].get<double>();
   const double v = saved["x"][kFreeBodyVelocityOffset + 2].get<double>();
@@ -143,8 +143,11 @@ TEST_CASE("checkpoint: contacts in contactDict at the checkpoint carry on after 
   // the last checkpoint before 0.45 s holds that contact.
   run_with_checkpoints("box_resting_flat", 0.45, checkpoint, dir);
   const auto saved = nlohmann::json::parse(read_file(checkpoint));
-  REQUIRE(saved["contact_pairs"].size() == 4);           // one pair: slab and box, 4 numbers
-  CHECK(saved["contact_pairs"][2].get<double>() > 0.0);  // its stored pre-impact speed
+  // One pair, slab and box, face on face: its four corners, 14 numbers each.
+  REQUIRE(saved["contact_points"].size() == 4 * 14);
+  for (int k = 0; k < 4; ++k) {
+    CHECK(saved["contact_points"][14 * k + 11].get<double>() > 0.0);  // stored pre-impact speed
+  }
 
   REQUIRE(run_cli(fmt::format("run box_resting_flat --quiet --resume {} --events {} --summary {}",
                               checkpoint, (dir / "resumed.jsonl").string(),
@@ -206,7 +209,8 @@ TEST_CASE("checkpoint: a bad checkpoint exits with status 2 naming the file, key
   CHECK(r.err.find("'counters'") != std::string::npos);
 
   wrong = saved;
-  wrong["contact_pairs"] = {0, 99, 1.0, 0.5};  // a shape the scene does not have
+  // A shape the scene does not have.
+  wrong["contact_points"] = {0, 99, 0, 0, -1, 0, 0, 0, 0, 0, 0, 1.0, 0.5, 0.0};
   r = write_and_resume(wrong.dump());
   CHECK(r.status == 2);
   CHECK(r.err.find("99") != std::string::npos);

@@ -166,15 +166,19 @@ TEST_CASE("cli: contact results of a resting sphere carry its weight") {
   std::ifstream contacts(dir / "c.csv");
   std::string header, line, last;
   std::getline(contacts, header);
-  CHECK(header.rfind("t,pair_a,pair_b,penetration,penetration_rate", 0) == 0);
+  CHECK(header.rfind("t,pair_a,pair_b,contact_id,feature_a,feature_b,penetration,", 0) == 0);
   while (std::getline(contacts, line)) last = line;
-  const auto fields = numbers_in(last.substr(last.rfind("ball/sphere") + 11));
-  REQUIRE(fields.size() == 21);
+  // One point per pair (a sphere has no manifold): slot 0, made by the whole shapes.
+  CHECK(last.find(",ball/sphere,0-1#0,shape,shape,") != std::string::npos);
+  const auto fields = numbers_in(last.substr(last.rfind("shape,") + 6));
+  REQUIRE(fields.size() == 27);
   const double mass = 8000.0 * 4.0 / 3.0 * 3.14159265358979323846 * 1e-3;
   CHECK(numbers_in(last).front() == testing::relative(4.0, 1e-15));
   CHECK(fields[5] == testing::relative(mass * 9.81, 1e-9));   // normal force
   CHECK(fields[11] == testing::relative(mass * 9.81, 1e-9));  // force on the ball, z
   CHECK(std::abs(fields[2]) + std::abs(fields[3]) < 1e-12);   // no slip
+  // The witnesses: on the plate's top and on the ball's bottom, the penetration apart.
+  CHECK(fields[23] - fields[26] == testing::relative(fields[0], 1e-6));
 }
 
 TEST_CASE("cli: bad input exits with status 2 and a message naming file, key and value") {
