@@ -74,60 +74,82 @@ ManifoldPoint halfspace_vertex_point(const Vec3& n_W, double level, const Placed
   return point;
 }
 
+// Edges whose directions' cross product is below this fraction of their lengths' product are
+// parallel: their crossing is taken on the reference side plane instead.
+constexpr double kParallelEdges = 1e-9;
+
 // The point that features make against reference face `face` of R, reference to incident (R is
-// A): its depth below the reference plane, witnesses on the reference plane and on I.
+// A). Each is a distance whose gradient is the point's normal, so that the forces of a manifold
+// derive from a potential (a point's force along any other direction, while the point slides
+// along an edge, would do work and can feed an oscillation of a stack):
+//   an incident vertex on the reference face: its height above the face's plane, along the
+//     face's normal, at the vertex;
+//   an incident edge crossing a reference edge: the distance of the two lines along their common
+//     perpendicular, at their closest points;
+//   a reference corner under the incident face: its height below that face's plane, along the
+//     incident face's normal, at the corner.
+// Each is valid while the point lies inside the other face's polygon, or on both edges.
 ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope& I,
                          const Feature& feature_R, const Feature& feature_I) {
   const double tolerance = kClipTolerance * R.polytope.bounding_radius();
   const Vec3 n_W = R.face_normal_W(face);
   const auto loop = R.polytope.face_loop(face);
-  const Vec3 plane_point_W = R.vertex_W(loop[0]);
-  Vec3 x_W;
-  double validity = -kInfinity;
+  ManifoldPoint point;
+  SignedDistance& g = point.geometry;
   if (feature_I.kind == FeatureKind::vertex) {
-    // An incident vertex, valid inside the reference face (widened by the tolerance).
-    x_W = I.vertex_W(feature_I.index);
-    validity = R.outside_of_face(face, x_W) - tolerance;
+    g.p_B_W = I.vertex_W(feature_I.index);
+    g.n_AB_W = n_W;
+    g.distance = n_W.dot(g.p_B_W - R.vertex_W(loop[0]));
+    g.p_A_W = g.p_B_W - g.distance * n_W;
+    point.validity = R.outside_of_face(face, g.p_B_W) - tolerance;
   } else if (feature_I.kind == FeatureKind::edge) {
-    // An incident edge crossing side s of the reference face (widened), valid while the crossing
-    // lies on the edge and inside the other sides.
-    const int s = feature_R.index2;
-    const Vec3 corner_W = R.vertex_W(loop[static_cast<std::size_t>(s)]);
-    const Vec3 next_W = R.vertex_W(loop[(static_cast<std::size_t>(s) + 1) % loop.size()]);
-    const Vec3 side_normal_W = (next_W - corner_W).cross(n_W).normalized();
+    const auto s = static_cast<std::size_t>(feature_R.index2);
+    const Vec3 corner_W = R.vertex_W(loop[s]);
+    const Vec3 side_W = R.vertex_W(loop[(s + 1) % loop.size()]) - corner_W;
     const Vec3 start_W = I.vertex_W(feature_I.index);
     const Vec3 edge_W = I.vertex_W(feature_I.index2) - start_W;
-    const double rate = side_normal_W.dot(edge_W);
-    const double t = rate != 0.0 ? (tolerance - side_normal_W.dot(start_W - corner_W)) / rate : 0.5;
-    x_W = start_W + std::clamp(t, 0.0, 1.0) * edge_W;
-    const double length = edge_W.norm();
-    validity = std::max(-t * length, (t - 1.0) * length);
-    for (std::size_t k = 0; k < loop.size(); ++k) {
-      if (static_cast<int>(k) == s) continue;
-      const Vec3 c_W = R.vertex_W(loop[k]);
-      const Vec3 side_W = (R.vertex_W(loop[(k + 1) % loop.size()]) - c_W).cross(n_W).normalized();
-      validity = std::max(validity, side_W.dot(x_W - c_W) - tolerance);
+    const Vec3 axis_W = side_W.cross(edge_W);
+    const double side_length = side_W.norm(), edge_length = edge_W.norm();
+    double t = 0.5, along_side = 0.5;
+    if (axis_W.norm() > kParallelEdges * side_length * edge_length) {
+      // The closest points of the two lines (along_side on R's edge, t on I's).
+      const Vec3 w = corner_W - start_W;
+      const double a = side_W.dot(side_W), b = side_W.dot(edge_W), c = edge_W.dot(edge_W);
+      const double d = side_W.dot(w), e = edge_W.dot(w);
+      const double denominator = a * c - b * b;
+      along_side = (b * e - c * d) / denominator;
+      t = (a * e - b * d) / denominator;
+      g.n_AB_W = axis_W.dot(n_W) >= 0.0 ? axis_W.normalized() : Vec3(-axis_W.normalized());
+      g.p_A_W = corner_W + along_side * side_W;
+      g.p_B_W = start_W + t * edge_W;
+      g.distance = g.n_AB_W.dot(g.p_B_W - g.p_A_W);
+    } else {
+      // Parallel edges: where I's edge meets R's side plane, its height along n.
+      const Vec3 side_normal_W = side_W.cross(n_W).normalized();
+      const double rate = side_normal_W.dot(edge_W);
+      t = rate != 0.0 ? -side_normal_W.dot(start_W - corner_W) / rate : 0.5;
+      g.p_B_W = start_W + std::clamp(t, 0.0, 1.0) * edge_W;
+      g.n_AB_W = n_W;
+      g.distance = n_W.dot(g.p_B_W - corner_W);
+      g.p_A_W = g.p_B_W - g.distance * n_W;
+      along_side = side_W.dot(g.p_A_W - corner_W) / (side_length * side_length);
     }
+    point.validity =
+        std::max({-t * edge_length, (t - 1.0) * edge_length, -along_side * side_length - tolerance,
+                  (along_side - 1.0) * side_length - tolerance});
   } else {
-    // A reference corner dropped along the normal onto incident face g, valid inside that face.
-    const int g = feature_I.index;
     const Vec3 corner_W = R.vertex_W(feature_R.index);
-    const Vec3 m_W = I.face_normal_W(g);
-    const Vec3 q_W = I.vertex_W(I.polytope.face_loop(g)[0]);
-    const double rate = m_W.dot(n_W);
-    const double drop = rate != 0.0 ? m_W.dot(q_W - corner_W) / rate : 0.0;
-    x_W = corner_W + drop * n_W;
-    validity = I.outside_of_face(g, x_W) - tolerance;
+    const int incident = feature_I.index;
+    const Vec3 m_W = I.face_normal_W(incident);
+    const Vec3 q_W = I.vertex_W(I.polytope.face_loop(incident)[0]);
+    g.p_A_W = corner_W;
+    g.n_AB_W = -m_W;
+    g.distance = m_W.dot(corner_W - q_W);
+    g.p_B_W = corner_W - g.distance * m_W;
+    point.validity = I.outside_of_face(incident, g.p_B_W) - tolerance;
   }
-  ManifoldPoint point;
-  const double depth = n_W.dot(x_W - plane_point_W);
-  point.geometry.distance = depth;
-  point.geometry.n_AB_W = n_W;
-  point.geometry.p_B_W = x_W;
-  point.geometry.p_A_W = x_W - depth * n_W;
   point.feature_a = feature_R;
   point.feature_b = feature_I;
-  point.validity = validity;
   return point;
 }
 

@@ -118,6 +118,12 @@ class HybridSystem {
   // depend on positions and velocities only. Empty (the default): the system has no such split.
   virtual std::vector<bool> velocity_mask() const { return {}; }
 
+  // For difference-quotient Jacobians: per state, a magnitude the state may take (its unit
+  // scale), so that the increment is at least sqrt(u) times it. The error weights alone make a
+  // state near zero (a velocity at rest, a quaternion's vector part at the identity) an increment
+  // of sqrt(u) atol, whose quotient is rounding noise. Empty (the default): no floor.
+  virtual std::vector<double> state_scales() const { return {}; }
+
   // Which states' derivatives may depend on which, for sparse Jacobians: writes a group id per
   // state (group_of_state has state_size() entries) such that the derivatives of a group depend on
   // the states of that group only. Valid from the last initialize or event handling until the

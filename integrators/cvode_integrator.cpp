@@ -9,6 +9,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -43,6 +44,7 @@ struct CvodeIntegrator::Solver {
   // error weights for the difference quotients, and the right-hand sides those took in this
   // segment.
   bool sparse = false;
+  bool dense_jacobian = false;  // the dense solver's Jacobian by dense_jacobian() below
   BlockJacobian jacobian;
   std::vector<double> jacobian_values;
   bool pattern_written = false;
@@ -65,6 +67,44 @@ struct CvodeIntegrator::Solver {
 };
 
 namespace {
+
+// Per state, the smallest difference-quotient increment (BlockJacobian::set_increment_floor):
+// sqrt(u) times the system's scale of the state (HybridSystem::state_scales), 0 without one.
+std::vector<double> increment_floor(const HybridSystem& system, long n) {
+  std::vector<double> floor(static_cast<std::size_t>(n), 0.0);
+  const std::vector<double> scales = system.state_scales();
+  const double sqrt_roundoff = std::sqrt(0x1p-52);
+  for (std::size_t i = 0; i < scales.size() && i < floor.size(); ++i) {
+    floor[i] = sqrt_roundoff * scales[i];
+  }
+  return floor;
+}
+
+// CVLsJacFn of the dense solver: CVODE's difference quotient (one right-hand side per column,
+// its increments), with the increment floor of the system's state scales (one block of all
+// states in BlockJacobian, whose values in column order are the dense matrix's).
+int dense_jacobian(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* user_data,
+                   N_Vector f_perturbed, N_Vector /*tmp2*/, N_Vector /*tmp3*/) noexcept {
+  auto* self = static_cast<CvodeIntegrator::Solver*>(user_data);
+  try {
+    realtype h = 0.0;
+    check_flag(CVodeGetCurrentStep(self->cvode, &h), "CVodeGetCurrentStep");
+    check_flag(CVodeGetErrWeights(self->cvode, self->error_weights), "CVodeGetErrWeights");
+    const int n = self->jacobian.state_count();
+    auto rhs = [self, n](double time, double* state, double* derivative, std::span<const int>) {
+      ++self->jacobian_rhs_evals;
+      self->system->compute_derivatives(time, Eigen::Map<const Eigen::VectorXd>(state, n),
+                                        Eigen::Map<Eigen::VectorXd>(derivative, n));
+      return 0;
+    };
+    return self->jacobian.compute(t, h, N_VGetArrayPointer(y), N_VGetArrayPointer(fy),
+                                  N_VGetArrayPointer(self->error_weights),
+                                  N_VGetArrayPointer(f_perturbed), SM_DATA_D(J), rhs);
+  } catch (...) {
+    self->callback_exception = std::current_exception();
+    return -1;
+  }
+}
 
 // CVLsLinSysFn for linear_solver "klu": the Newton matrix A = I - gamma J written directly in
 // the block pattern. J is the block-sparse difference-quotient Jacobian (one right-hand side per
@@ -200,6 +240,7 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
     system.local_states(s.local_states);
     system.state_blocks(s.block_of_state, s.coupled_blocks);
     s.jacobian.assign_blocks(s.block_of_state, s.coupled_blocks, s.local_states);
+    s.jacobian.set_increment_floor(increment_floor(system, n));
     s.matrix = check_pointer(SUNSparseMatrix(n, n, s.jacobian.nonzero_count(), CSC_MAT, s.context),
                              "SUNSparseMatrix");
     // KLU on the Schur complement of the blocks' local states (integrators/reduced_klu_solver.hpp):
@@ -220,6 +261,15 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
     s.matrix = check_pointer(SUNDenseMatrix(n, n, s.context), "SUNDenseMatrix");
     s.linear_solver = check_pointer(SUNLinSol_Dense(s.y, s.matrix, s.context), "SUNLinSol_Dense");
     check_flag(CVodeSetLinearSolver(s.cvode, s.linear_solver, s.matrix), "CVodeSetLinearSolver");
+    // A system with state scales gets its own quotient, with their increment floor.
+    std::vector<double> floor = increment_floor(system, n);
+    if (std::any_of(floor.begin(), floor.end(), [](double f) { return f > 0.0; })) {
+      s.dense_jacobian = true;
+      s.error_weights = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
+      s.jacobian.assign_blocks(std::vector<int>(static_cast<std::size_t>(n), 0), {}, {});
+      s.jacobian.set_increment_floor(floor);
+      check_flag(CVodeSetJacFn(s.cvode, &dense_jacobian), "CVodeSetJacFn");
+    }
   } else {
     s.nonlinear_solver =
         check_pointer(SUNNonlinSol_FixedPoint(s.y, 0, s.context), "SUNNonlinSol_FixedPoint");

@@ -59,6 +59,11 @@ class MultibodySystem final : public HybridSystem {
   long rhs_evaluation_count() const override { return rhs_count_; }
   // The linear and angular velocities of every free body.
   std::vector<bool> velocity_mask() const override;
+  // 1 for every state: SI positions (m), quaternions, velocities (m/s, rad/s) of mechanical
+  // scenes are of order one where they are not zero.
+  std::vector<double> state_scales() const override {
+    return std::vector<double>(static_cast<std::size_t>(model_.state_size), 1.0);
+  }
   // One group per set of free bodies connected by joints and by the pairs in contactDict.
   void state_coupling(std::span<int> group_of_state) const override;
   // A free body's position and orientation (their rates are its own velocities).

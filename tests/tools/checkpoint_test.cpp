@@ -133,42 +133,47 @@ TEST_CASE("checkpoint: the bouncing sphere resumed in flight lands where ballist
 }
 
 TEST_CASE("checkpoint: contacts in contactDict at the checkpoint carry on after the resume") {
-  const fs::path dir = temporary_directory();
-  const std::string checkpoint = (dir / "c.json").string();
-  REQUIRE(run_cli(fmt::format("run box_resting_flat --quiet --summary {}",
-                              (dir / "full.json").string()),
-                  dir)
-              .status == 0);
-  // The box's last bounce ends in a contact start near 0.19 s, after which it rests on the slab:
-  // the last checkpoint before 0.45 s holds that contact.
-  run_with_checkpoints("box_resting_flat", 0.45, checkpoint, dir);
-  const auto saved = nlohmann::json::parse(read_file(checkpoint));
-  // One pair, slab and box, face on face: its four corners, 14 numbers each.
-  REQUIRE(saved["contact_points"].size() == 4 * 14);
-  for (int k = 0; k < 4; ++k) {
-    CHECK(saved["contact_points"][14 * k + 11].get<double>() > 0.0);  // stored pre-impact speed
-  }
+  // The seed's one point per pair, and the manifold's four corners (slots 0 to 3).
+  for (const auto& [points, count] : {std::pair{"single", 1}, std::pair{"manifold", 4}}) {
+    CAPTURE(points);
+    const std::string scene = fmt::format("box_resting_flat --set contact.points={}", points);
+    const fs::path dir = temporary_directory();
+    const std::string checkpoint = (dir / "c.json").string();
+    REQUIRE(run_cli(fmt::format("run {} --quiet --summary {}", scene, (dir / "full.json").string()),
+                    dir)
+                .status == 0);
+    // The box's last bounce ends in a contact start near 0.19 s, after which it rests on the slab:
+    // the last checkpoint before 0.45 s holds that contact.
+    run_with_checkpoints(scene, 0.45, checkpoint, dir);
+    const auto saved = nlohmann::json::parse(read_file(checkpoint));
+    // One pair, slab and box, face on face: its points, 14 numbers each.
+    REQUIRE(saved["contact_points"].size() == 14u * static_cast<std::size_t>(count));
+    for (int k = 0; k < count; ++k) {
+      CHECK(saved["contact_points"][14 * k + 2].get<double>() == k);    // slot
+      CHECK(saved["contact_points"][14 * k + 11].get<double>() > 0.0);  // stored pre-impact speed
+    }
 
-  REQUIRE(run_cli(fmt::format("run box_resting_flat --quiet --resume {} --events {} --summary {}",
-                              checkpoint, (dir / "resumed.jsonl").string(),
-                              (dir / "resumed.json").string()),
-                  dir)
-              .status == 0);
-  // Resting on the contact it had: no event at all (without the pair the box would sink through
-  // the 3e-13 m band and start a contact again), and it ends at the height where the
-  // uninterrupted run's box ends: its static penetration under its weight, which no history
-  // changes (1e-9 m: the resting state to rtol, far below the penetration). Where it slid to
-  // does depend on the bounces, which the two runs took 1e-4 s apart (the checkpointing run's
-  // other stop time), so x and y are not compared.
-  CHECK(read_events(dir / "resumed.jsonl").empty());
-  const auto full = nlohmann::json::parse(read_file(dir / "full.json"));
-  const auto resumed = nlohmann::json::parse(read_file(dir / "resumed.json"));
-  const auto& box_full = full["final_state"]["bodies"]["cube"];
-  const auto& box_resumed = resumed["final_state"]["bodies"]["cube"];
-  CHECK(std::abs(box_resumed["position"][2].get<double>() - box_full["position"][2].get<double>()) <
-        1e-9);
-  for (int i = 0; i < 3; ++i) {
-    CHECK(std::abs(box_resumed["linear_velocity"][i].get<double>()) < 1e-6);
+    REQUIRE(run_cli(fmt::format("run {} --quiet --resume {} --events {} --summary {}", scene,
+                                checkpoint, (dir / "resumed.jsonl").string(),
+                                (dir / "resumed.json").string()),
+                    dir)
+                .status == 0);
+    // Resting on the contact it had: no event at all (without the pair the box would sink through
+    // the 3e-13 m band and start a contact again), and it ends at the height where the
+    // uninterrupted run's box ends: its static penetration under its weight, which no history
+    // changes (1e-9 m: the resting state to rtol, far below the penetration). Where it slid to
+    // does depend on the bounces, which the two runs took 1e-4 s apart (the checkpointing run's
+    // other stop time), so x and y are not compared.
+    CHECK(read_events(dir / "resumed.jsonl").empty());
+    const auto full = nlohmann::json::parse(read_file(dir / "full.json"));
+    const auto resumed = nlohmann::json::parse(read_file(dir / "resumed.json"));
+    const auto& box_full = full["final_state"]["bodies"]["cube"];
+    const auto& box_resumed = resumed["final_state"]["bodies"]["cube"];
+    CHECK(std::abs(box_resumed["position"][2].get<double>() -
+                   box_full["position"][2].get<double>()) < 1e-9);
+    for (int i = 0; i < 3; ++i) {
+      CHECK(std::abs(box_resumed["linear_velocity"][i].get<double>()) < 1e-6);
+    }
   }
 }
 

@@ -1,0 +1,314 @@
+// Contact manifolds (collision/contact_manifold.hpp): the candidate points of a box or hull on a
+// half-space and of two polytopes face on face are the corners of the overlap polygon, each with
+// the features that make it; a point evaluated from its features alone is the candidate; the
+// validity of a point crosses zero exactly where the clipping hands it to its neighbour.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "collision/contact_manifold.hpp"
+#include "collision/polytope.hpp"
+#include "collision/signed_distance.hpp"
+#include "test_shapes.hpp"
+
+namespace hybridsim {
+namespace {
+
+using testing::make_box;
+using testing::make_box_hull;
+using testing::make_halfspace;
+
+Pose pose_at(const Vec3& translation, const Quat& q = Quat::Identity()) {
+  return Pose{q.toRotationMatrix(), translation};
+}
+
+Quat yaw(double angle) {
+  return Quat(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
+}
+
+std::vector<ManifoldPoint> candidates(const Shape& a, const Pose& X_WA, const Shape& b,
+                                      const Pose& X_WB, const ManifoldReference* kept = nullptr) {
+  ContactManifold manifold;
+  compute_contact_manifold(a, X_WA, b, X_WB, kept, ReferenceUse::reassess, manifold);
+  return {manifold.points.begin(), manifold.points.begin() + manifold.count};
+}
+
+ManifoldReference reference_of(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
+  ContactManifold manifold;
+  compute_contact_manifold(a, X_WA, b, X_WB, nullptr, ReferenceUse::reassess, manifold);
+  return manifold.reference;
+}
+
+// The candidates below `depth_limit` (m), deepest first.
+std::vector<ManifoldPoint> touching(std::vector<ManifoldPoint> points, double depth_limit = 0.0) {
+  std::erase_if(points, [&](const ManifoldPoint& p) { return p.geometry.distance >= depth_limit; });
+  std::sort(points.begin(), points.end(),
+            [](const auto& x, const auto& y) { return x.geometry.distance < y.geometry.distance; });
+  return points;
+}
+
+// Every candidate equals the point its features make when evaluated alone.
+void check_features_reproduce(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
+  ContactManifold manifold;
+  compute_contact_manifold(a, X_WA, b, X_WB, nullptr, ReferenceUse::reassess, manifold);
+  for (int k = 0; k < manifold.count; ++k) {
+    const ManifoldPoint& p = manifold.points[static_cast<std::size_t>(k)];
+    const ManifoldPoint q =
+        evaluate_manifold_point(a, X_WA, b, X_WB, manifold.reference, p.feature_a, p.feature_b);
+    CHECK(q.geometry.distance == p.geometry.distance);
+    CHECK(q.validity == p.validity);
+    CHECK((q.geometry.p_A_W - p.geometry.p_A_W).norm() == 0.0);
+    CHECK((q.geometry.p_B_W - p.geometry.p_B_W).norm() == 0.0);
+  }
+}
+
+TEST_CASE("polytope: box and hull faces are counter-clockwise loops around their normals") {
+  const Vec3 h(0.3, 0.2, 0.1);
+  for (const Shape& shape : {make_box(h), make_box_hull(h)}) {
+    const Polytope polytope(shape);
+    REQUIRE(polytope.face_count() == 6);
+    for (int f = 0; f < polytope.face_count(); ++f) {
+      const auto loop = polytope.face_loop(f);
+      REQUIRE(loop.size() == 4);
+      // The loop's area vector (Newell) points along the outward normal, with the face's area.
+      Vec3 area = Vec3::Zero();
+      for (std::size_t k = 0; k < loop.size(); ++k) {
+        area += polytope.vertex_S(loop[k]).cross(polytope.vertex_S(loop[(k + 1) % loop.size()]));
+      }
+      area *= 0.5;
+      const Vec3 n = polytope.face_normal_S(f);
+      CHECK(area.normalized().dot(n) == doctest::Approx(1.0).epsilon(1e-12));
+      const double expected =
+          4.0 * (h.x() * h.y() * std::abs(n.z()) + h.y() * h.z() * std::abs(n.x()) +
+                 h.x() * h.z() * std::abs(n.y()));
+      CHECK(area.norm() == doctest::Approx(expected).epsilon(1e-12));
+      // Every corner of the loop lies on the face's plane.
+      for (int v : loop) {
+        CHECK(polytope.vertex_S(v).dot(n) == doctest::Approx(polytope.vertex_S(loop[0]).dot(n)));
+      }
+    }
+  }
+}
+
+TEST_CASE("manifold: a box on a half-space has its eight corners, the four lowest at their depth") {
+  const Shape ground = make_halfspace();
+  const Shape box = make_box(Vec3(0.1, 0.08, 0.05));
+  const Quat tilt(Eigen::AngleAxisd(0.01, Vec3::UnitX()));
+  const Pose X_WB = pose_at(Vec3(0.3, -0.2, 0.05 - 1e-6), tilt * yaw(0.4));
+  const auto points = candidates(ground, Pose{}, box, X_WB);
+  REQUIRE(points.size() == 8);
+  const Polytope polytope(box);
+  for (const ManifoldPoint& p : points) {
+    REQUIRE(p.feature_b.kind == FeatureKind::vertex);
+    CHECK(p.feature_a == Feature{FeatureKind::face, 0, 0});
+    // The vertex's height, the normal +z from the ground (A) to the box (B), the witnesses.
+    const Vec3 corner_W = X_WB.transform_point(polytope.vertex_S(p.feature_b.index));
+    CHECK(p.geometry.distance == doctest::Approx(corner_W.z()).epsilon(1e-15));
+    CHECK(p.geometry.n_AB_W == Vec3::UnitZ());
+    CHECK((p.geometry.p_B_W - corner_W).norm() == 0.0);
+    CHECK(p.geometry.p_A_W.z() == 0.0);
+    CHECK(p.validity == -kInfinity);
+  }
+  // The lowest corner is what the narrowphase calls the distance.
+  const double lowest = touching(points, kInfinity).front().geometry.distance;
+  CHECK(lowest == compute_signed_distance(ground, Pose{}, box, X_WB).distance);
+  check_features_reproduce(ground, Pose{}, box, X_WB);
+  // The order of the pair does not matter: B to A, the normal and the features swap.
+  const auto swapped = candidates(box, X_WB, ground, Pose{});
+  REQUIRE(swapped.size() == 8);
+  for (std::size_t k = 0; k < 8; ++k) {
+    CHECK(swapped[k].geometry.n_AB_W == -Vec3::UnitZ());
+    CHECK(swapped[k].feature_a == points[k].feature_b);
+    CHECK(swapped[k].geometry.distance == points[k].geometry.distance);
+  }
+  check_features_reproduce(box, X_WB, ground, Pose{});
+}
+
+TEST_CASE("manifold: a small box on a large one gives its four corners, turned or not") {
+  const Shape slab = make_box(Vec3(0.5, 0.5, 0.05));
+  const Shape cube = make_box(Vec3(0.1, 0.1, 0.1));
+  const double depth = 2e-6;
+  for (const double angle : {0.0, 0.3, std::numbers::pi / 4}) {
+    CAPTURE(angle);
+    const Pose X_WS = pose_at(Vec3(0, 0, -0.05));
+    const Pose X_WC = pose_at(Vec3(0.05, -0.1, 0.1 - depth), yaw(angle));
+    // The slab's top face (A's, index 5: +z) is the reference, the cube's bottom face incident.
+    const ManifoldReference reference = reference_of(slab, X_WS, cube, X_WC);
+    CHECK(reference == ManifoldReference{ManifoldKind::face_of_a, 5});
+    const auto points = touching(candidates(slab, X_WS, cube, X_WC));
+    REQUIRE(points.size() == 4);
+    const Polytope polytope(cube);
+    for (const ManifoldPoint& p : points) {
+      CHECK(p.feature_a == Feature{FeatureKind::face, 5, 0});
+      REQUIRE(p.feature_b.kind == FeatureKind::vertex);
+      const Vec3 corner_W = X_WC.transform_point(polytope.vertex_S(p.feature_b.index));
+      CHECK(corner_W.z() == doctest::Approx(-depth).epsilon(1e-9));
+      CHECK(p.geometry.distance == doctest::Approx(-depth).epsilon(1e-9));
+      CHECK((p.geometry.n_AB_W - Vec3::UnitZ()).norm() < 1e-15);
+      CHECK(p.validity < 0.0);
+    }
+    check_features_reproduce(slab, X_WS, cube, X_WC);
+  }
+}
+
+TEST_CASE("manifold: a box half over an edge is clipped at the edge, corners from their features") {
+  // The cube's bottom square spans x in [0.4, 0.6]; the slab ends at x = 0.5: two cube corners
+  // stand on it and its two edges cross the slab's side plane at x = 0.5.
+  const Shape slab = make_box(Vec3(0.5, 0.5, 0.05));
+  const Shape cube = make_box(Vec3(0.1, 0.1, 0.1));
+  const Pose X_WS = pose_at(Vec3(0, 0, -0.05));
+  const Pose X_WC = pose_at(Vec3(0.5, 0.0, 0.1 - 1e-6));
+  const auto points = touching(candidates(slab, X_WS, cube, X_WC));
+  REQUIRE(points.size() == 4);
+  int vertices = 0, crossings = 0;
+  for (const ManifoldPoint& p : points) {
+    CHECK(p.geometry.distance == doctest::Approx(-1e-6).epsilon(1e-8));
+    CHECK(p.validity <= 0.0);
+    if (p.feature_b.kind == FeatureKind::vertex) {
+      ++vertices;
+      CHECK(p.geometry.p_B_W.x() == doctest::Approx(0.4));
+    } else {
+      ++crossings;
+      CHECK(p.feature_a.kind == FeatureKind::face_edge);
+      CHECK(p.feature_b.kind == FeatureKind::edge);
+      // On the slab's side plane (widened by the clipping tolerance, 1e-9 of 0.71 m).
+      CHECK(p.geometry.p_B_W.x() == doctest::Approx(0.5).epsilon(1e-8));
+      CHECK(std::abs(std::abs(p.geometry.p_B_W.y()) - 0.1) < 1e-12);
+    }
+  }
+  CHECK(vertices == 2);
+  CHECK(crossings == 2);
+  check_features_reproduce(slab, X_WS, cube, X_WC);
+}
+
+TEST_CASE("manifold: a vertex leaving the reference face hands over where its validity is zero") {
+  // The cube slides in +x over the slab's edge at x = 0.5: its corner at x = 0.6 - s crosses the
+  // edge at s = 0.1 (its validity, how far outside, crosses zero there, less the tolerance).
+  const Shape slab = make_box(Vec3(0.5, 0.5, 0.05));
+  const Shape cube = make_box(Vec3(0.1, 0.1, 0.1));
+  const Pose X_WS = pose_at(Vec3(0, 0, -0.05));
+  const Polytope polytope(cube);
+  const auto at = [&](double x) { return pose_at(Vec3(x, 0.0, 0.1 - 1e-6)); };
+  const ManifoldReference reference{ManifoldKind::face_of_a, 5};
+  // Corner 1 of the cube: (+x, -y, -z).
+  const Feature corner{FeatureKind::vertex, 1, 0};
+  const Feature top{FeatureKind::face, 5, 0};
+  const double tolerance = 1e-9 * Polytope(slab).bounding_radius();
+  for (const double x : {0.30, 0.39, 0.40 + 0.5 * tolerance, 0.40 + 2.0 * tolerance, 0.45}) {
+    CAPTURE(x);
+    const ManifoldPoint p =
+        evaluate_manifold_point(slab, X_WS, cube, at(x), reference, top, corner);
+    const double outside = x + 0.1 - 0.5;  // of the corner beyond the edge, m
+    CHECK(p.validity == doctest::Approx(outside - tolerance).epsilon(1e-9));
+    // In the manifold while inside; past the edge the crossing on its edge takes over.
+    const auto points = candidates(slab, X_WS, cube, at(x));
+    const bool listed = std::any_of(points.begin(), points.end(),
+                                    [&](const ManifoldPoint& q) { return q.feature_b == corner; });
+    CHECK(listed == (p.validity <= 0.0));
+  }
+  // Just past the edge, the crossing point sits where the corner left (continuity of the force).
+  const double x = 0.40 + 3.0 * tolerance;
+  for (const ManifoldPoint& q : candidates(slab, X_WS, cube, at(x))) {
+    if (q.feature_b.kind != FeatureKind::edge) continue;
+    if (q.geometry.p_B_W.y() > 0.0) continue;  // the edge through corner 1 (y = -0.1)
+    if (q.geometry.p_B_W.z() > 0.0) continue;  // the bottom face's
+    const Vec3 corner_W = at(x).transform_point(polytope.vertex_S(1));
+    CHECK((q.geometry.p_B_W - corner_W).norm() < 4.0 * tolerance);
+    CHECK(q.validity <= 0.0);
+  }
+}
+
+TEST_CASE("manifold: a large box on a small one gives the small one's corners on its face") {
+  // A is the small cube below (reference, its top face; A wins the tie), B the wide slab above:
+  // the slab's bottom face clipped to the cube's top square leaves the cube's four top corners,
+  // dropped onto the slab's face (the reference corners).
+  const Shape cube = make_box(Vec3(0.1, 0.1, 0.1));
+  const Shape slab = make_box(Vec3(0.5, 0.5, 0.05));
+  const Pose X_WC = pose_at(Vec3(0, 0, -0.1));
+  const Pose X_WS = pose_at(Vec3(0.02, 0.03, 0.05 - 3e-6), yaw(0.2));
+  const auto points = touching(candidates(cube, X_WC, slab, X_WS));
+  REQUIRE(points.size() == 4);
+  for (const ManifoldPoint& p : points) {
+    CHECK(p.feature_a.kind == FeatureKind::vertex);
+    CHECK(p.feature_b.kind == FeatureKind::face);
+    CHECK(p.geometry.distance == doctest::Approx(-3e-6).epsilon(1e-8));
+    CHECK(std::abs(p.geometry.p_A_W.x()) == doctest::Approx(0.1));
+    CHECK(std::abs(p.geometry.p_A_W.y()) == doctest::Approx(0.1));
+  }
+  check_features_reproduce(cube, X_WC, slab, X_WS);
+}
+
+TEST_CASE("manifold: boxes of one size stacked exactly give four corners, and so do hulls") {
+  const Vec3 h(0.1, 0.1, 0.1);
+  for (const bool hulls : {false, true}) {
+    CAPTURE(hulls);
+    const Shape lower = hulls ? make_box_hull(h) : make_box(h);
+    const Shape upper = hulls ? make_box_hull(h) : make_box(h);
+    const Pose X_WL = pose_at(Vec3(0.1, 0.2, 0.1));
+    const Pose X_WU = pose_at(Vec3(0.1, 0.2, 0.3 - 1e-6));
+    const auto points = touching(candidates(lower, X_WL, upper, X_WU));
+    REQUIRE(points.size() == 4);
+    for (const ManifoldPoint& p : points) {
+      CHECK(p.geometry.distance == doctest::Approx(-1e-6).epsilon(1e-8));
+      CHECK(p.validity < 0.0);
+    }
+    check_features_reproduce(lower, X_WL, upper, X_WU);
+  }
+}
+
+TEST_CASE("manifold: boxes touching edge on edge have one point, their closest points") {
+  // The lower box turned 45 degrees about y (its top edge along y), the upper one 45 degrees
+  // about x (its bottom edge along x): the edges cross, the normal +z lies 45 degrees from every
+  // face normal of both.
+  const Shape lower = make_box(Vec3(0.1, 0.1, 0.1));
+  const Shape upper = make_box(Vec3(0.1, 0.1, 0.1));
+  const Pose X_WL =
+      pose_at(Vec3::Zero(), Quat(Eigen::AngleAxisd(std::numbers::pi / 4, Vec3::UnitY())));
+  const Quat q(Eigen::AngleAxisd(std::numbers::pi / 4, Vec3::UnitX()));
+  for (const double gap : {1e-3, -1e-6}) {
+    CAPTURE(gap);
+    const Pose X_WU = pose_at(Vec3(0.01, 0.02, 0.2 * std::sqrt(2.0) + gap), q);
+    const auto points = candidates(lower, X_WL, upper, X_WU);
+    const SignedDistance closest = compute_signed_distance(lower, X_WL, upper, X_WU);
+    // Far from every face normal: one point, the narrowphase's.
+    REQUIRE(points.size() == 1);
+    CHECK(points[0].feature_a.kind == FeatureKind::shape);
+    CHECK(points[0].geometry.distance == closest.distance);
+    CHECK(closest.distance == doctest::Approx(gap).epsilon(1e-9));
+    CHECK(points[0].validity < 0.0);
+  }
+}
+
+TEST_CASE("manifold: single points and the shapes that have manifolds") {
+  const Shape box = make_box(Vec3(0.1, 0.1, 0.1));
+  const Shape ground = make_halfspace();
+  Shape rounded = box;
+  rounded.smoothing_radius = 0.01;
+  CHECK(has_contact_manifold(box, ground));
+  CHECK(has_contact_manifold(box, box));
+  CHECK(has_contact_manifold(rounded, ground));
+  CHECK(has_contact_manifold(make_box_hull(Vec3(0.1, 0.1, 0.1)), box));
+  CHECK_FALSE(has_contact_manifold(ground, ground));
+  CHECK_FALSE(has_contact_manifold(testing::make_sphere(0.1), ground));
+  CHECK_FALSE(has_contact_manifold(testing::make_cylinder(0.1, 0.2), ground));
+  // A rounded box: its core's corners, grown by the radius.
+  const Pose X_WB = pose_at(Vec3(0, 0, 0.1 - 1e-6));
+  const auto points = touching(candidates(ground, Pose{}, rounded, X_WB));
+  REQUIRE(points.size() == 4);
+  for (const ManifoldPoint& p : points) {
+    CHECK(p.geometry.distance == doctest::Approx(-1e-6).epsilon(1e-9));
+    CHECK(std::abs(p.geometry.p_B_W.x()) == doctest::Approx(0.09));
+  }
+  // The formats the outputs use.
+  CHECK(format_feature({FeatureKind::shape, 0, 0}) == "shape");
+  CHECK(format_feature({FeatureKind::vertex, 3, 0}) == "v3");
+  CHECK(format_feature({FeatureKind::edge, 3, 5}) == "e3-5");
+  CHECK(format_feature({FeatureKind::face, 2, 0}) == "f2");
+  CHECK(format_feature({FeatureKind::face_edge, 2, 1}) == "f2e1");
+}
+
+}  // namespace
+}  // namespace hybridsim

@@ -1,0 +1,311 @@
+// Boxes on faces with contact manifolds (design.md §4b): a resting box carries its weight on four
+// corners at the Hertz depth of a quarter load, a box slides down an incline at g (sin - mu cos)
+// without pitching, and a tower of five boxes stands still. The references are statics and the
+// contact law's closed form: each corner is an elastic point f = c_res c_geo delta^1.5
+// (design.md §5; box against a flat: r_geo = the box's half smallest edge; two boxes: r1 r2 /
+// (r1 + r2)).
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "test_support.hpp"
+
+namespace hybridsim {
+namespace {
+
+constexpr double g = 9.81;
+constexpr double kEps = 1e-13;  // the scenes' contact_eps
+// Steel on steel: c = E / (1 - nu^2), c_res = c c / (c + c).
+const double c_res = 2.0e11 / (1.0 - 0.09) / 2.0;
+
+// The stiffness c_res c_geo of a corner with contact radius r_geo.
+double corner_stiffness(double r_geo) {
+  return c_res * 4.0 / 3.0 * std::sqrt(r_geo);
+}
+
+// Penetration delta of a corner that carries `force` (N): force = k delta^1.5.
+double corner_depth(double force, double r_geo) {
+  return std::pow(force / corner_stiffness(r_geo), 2.0 / 3.0);
+}
+
+// Steel, regularised Coulomb friction mu (exact above v_small = 1e-4 m/s), contact points `points`.
+std::string steel(double mu, const char* points = "manifold") {
+  return fmt::format(
+      R"(materials: {{Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}}}
+contact: {{contact_eps: 1.0e-13, points: {}}}
+contact_materials:
+  - pair: [Steel, Steel]
+    restitution: 0.5
+    friction: {{model: regularized_coulomb, mu_kinetic: {}, v_small: 1.0e-4}}
+)",
+      points, mu);
+}
+
+TEST_CASE("manifold: a box resting on a plane carries m g / 4 on each corner at its Hertz depth") {
+  // 0.2 x 0.16 x 0.1 m steel box, turned 0.3 rad about z, started at the depth where four corners
+  // carry m g / 4 each: nothing moves, nothing happens.
+  const double mass = 8000.0 * 0.2 * 0.16 * 0.1;
+  const double depth = corner_depth(mass * g / 4.0, 0.05);
+  const std::string scene =
+      steel(0.5) +
+      fmt::format(R"(simulation: {{stop_time: 0.5, rtol: 1.0e-10, output_interval: 0.05}}
+bodies:
+  - {{name: ground, fixed: true, shapes: [{{type: halfspace, material: Steel}}]}}
+  - name: box
+    position: [0.3, -0.2, {z}]
+    orientation: {{rpy: [0, 0, 0.3]}}
+    shapes: [{{type: box, size: [0.2, 0.16, 0.1], material: Steel}}]
+)",
+                  fmt::arg("z", 0.05 - depth - kEps));
+  const auto run = testing::run_scene(load_scene_text(scene, "box_rest"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts == 4);  // at initialisation
+  CHECK(run->result.state_events == 0);
+  const auto results = run->system->compute_contact_results(run->final_state);
+  REQUIRE(results.size() == 4);
+  for (const ContactResult& r : results) {
+    CAPTURE(r.slot);
+    // The load m g / 4 and its depth (the start's rounding, 1e-17 m of 1.5e-6, aside).
+    CHECK(r.normal_force == testing::relative(mass * g / 4.0, 1e-6));
+    CHECK(r.penetration == testing::relative(depth, 1e-6));
+    CHECK(r.feature_b[0] == static_cast<int>(FeatureKind::vertex));
+  }
+  // The box stays where it was put: 1e-12 m is rounding of the force balance.
+  const int offset = run->model.bodies[1].state_offset;
+  CHECK(std::abs(run->final_state[offset + 2] - (0.05 - depth - kEps)) < 1e-12);
+}
+
+// The sliding box's pose in the incline's frame (x down the slope, z its normal): height z of
+// its centre and pitch phi about y at which the corners carry the weight's normal part and the
+// friction's moment about the centre of mass is balanced by the normal forces, found by Newton's
+// method on these two equations of statics.
+struct SlidingPose {
+  double z;
+  double phi;
+};
+
+SlidingPose solve_sliding_pose(double mass, double theta, double mu, const Vec3& size) {
+  const double k = corner_stiffness(0.5 * size.minCoeff());
+  const auto residual = [&](double z, double phi) {
+    Eigen::Vector2d r(-mass * g * std::cos(theta), 0.0);
+    for (int i = 0; i < 4; ++i) {
+      const Vec3 corner_B(((i & 1) ? 0.5 : -0.5) * size.x(), ((i & 2) ? 0.5 : -0.5) * size.y(),
+                          -0.5 * size.z());
+      const Vec3 p = Eigen::AngleAxisd(phi, Vec3::UnitY()) * corner_B + Vec3(0, 0, z);
+      const double delta = -(p.z() + kEps);
+      const double f = delta > 0.0 ? k * std::pow(delta, 1.5) : 0.0;
+      // The force acts at C, midway between the corner and its foot on the plane.
+      const Vec3 lever(p.x(), p.y(), 0.5 * p.z() - z);
+      const Vec3 force(-mu * f, 0.0, f);  // sliding in +x
+      r[0] += f;
+      r[1] += lever.cross(force).y();
+    }
+    return r;
+  };
+  double z = 0.5 * size.z() - corner_depth(mass * g * std::cos(theta) / 4.0, 0.5 * size.z());
+  double phi = 0.0;
+  for (int iteration = 0; iteration < 50; ++iteration) {
+    const Eigen::Vector2d r = residual(z, phi);
+    Eigen::Matrix2d J;
+    const double hz = 1e-12, hphi = 1e-11;
+    J.col(0) = (residual(z + hz, phi) - residual(z - hz, phi)) / (2 * hz);
+    J.col(1) = (residual(z, phi + hphi) - residual(z, phi - hphi)) / (2 * hphi);
+    const Eigen::Vector2d step = J.fullPivLu().solve(r);
+    z -= step[0];
+    phi -= step[1];
+  }
+  return {z, phi};
+}
+
+TEST_CASE("manifold: a box slides down an incline at g (sin - mu cos) without pitching") {
+  // 30 degrees, mu = 0.3, sliding from 0.5 m/s: the incline is the floor under tilted gravity.
+  // Started in the sliding equilibrium, the corners keep their depths: the acceleration is
+  // g (sin theta - mu cos theta) exactly, and the box never pitches. With one point per pair it
+  // rocks (the one point moves along the face as the box tilts).
+  const double theta = std::numbers::pi / 6.0, mu = 0.3;
+  const Vec3 size(0.2, 0.16, 0.1);
+  const double mass = 8000.0 * size.prod();
+  const SlidingPose pose = solve_sliding_pose(mass, theta, mu, size);
+  CAPTURE(pose.phi);
+  const std::string scene =
+      steel(mu) + fmt::format(R"(gravity: [{gx}, 0, {gz}]
+simulation: {{stop_time: 1.0, rtol: 1.0e-8, output_interval: 0.01}}
+bodies:
+  - {{name: ground, fixed: true, shapes: [{{type: halfspace, material: Steel}}]}}
+  - name: box
+    position: [0, 0, {z}]
+    orientation: {{rpy: [0, {phi}, 0]}}
+    linear_velocity: [0.5, 0, 0]
+    shapes: [{{type: box, size: [0.2, 0.16, 0.1], material: Steel}}]
+)",
+                              fmt::arg("gx", g * std::sin(theta)),
+                              fmt::arg("gz", -g * std::cos(theta)),
+                              fmt::arg("z", fmt::format("{:.17g}", pose.z)),
+                              fmt::arg("phi", fmt::format("{:.17g}", pose.phi)));
+  const auto run = testing::run_scene(load_scene_text(scene, "box_incline"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.state_events == 0);
+  CHECK(run->result.contact_starts == 4);
+  // Fewer than 2,000 steps per simulated second (one point per pair: 162,244 when it rocks).
+  CHECK(run->result.stats.steps < 2000);
+  const int offset = run->model.bodies[1].state_offset;
+  const auto& states = run->recorder.output_states;
+  const auto& times = run->recorder.output_times;
+  double worst_pitch_rate = 0.0;
+  for (const VectorX& x : states) {
+    worst_pitch_rate = std::max(worst_pitch_rate, x.segment<3>(offset + 10).norm());
+  }
+  CHECK(worst_pitch_rate < 1e-9);  // rad/s
+  // The acceleration between 0.1 s and 1 s; the steady state is exact, rtol 1e-8 bounds it.
+  const std::size_t i1 = 10, i2 = times.size() - 1;
+  const double acceleration =
+      (states[i2][offset + 7] - states[i1][offset + 7]) / (times[i2] - times[i1]);
+  CHECK(acceleration == testing::relative(g * (std::sin(theta) - mu * std::cos(theta)), 1e-6));
+}
+
+TEST_CASE("manifold: a tower of five boxes stands for 10 s with drift below 1e-6 m") {
+  // Five 0.1 m steel cubes on the floor; interface j (0: the floor) carries the 5 - j cubes above
+  // it, a quarter on each corner, at the Hertz depth of that load (r_geo 0.05 m on the floor,
+  // 0.05 * 0.05 / 0.1 m between cubes). Started there, nothing moves.
+  const double mass = 8000.0 * 1e-3;
+  std::array<double, 5> z{};
+  std::string bodies;
+  for (int j = 0; j < 5; ++j) {
+    const double load = (5 - j) * mass * g / 4.0;
+    const double depth = corner_depth(load, j == 0 ? 0.05 : 0.025);
+    z[static_cast<std::size_t>(j)] =
+        (j == 0 ? 0.05 : z[static_cast<std::size_t>(j - 1)] + 0.1) - depth - kEps;
+    bodies += fmt::format(
+        "  - {{name: cube{}, position: [0, 0, {:.17g}], shapes: [{{type: box, size: [0.1, 0.1, "
+        "0.1], material: Steel}}]}}\n",
+        j, z[static_cast<std::size_t>(j)]);
+  }
+  const std::string scene = steel(0.5) +
+                            R"(simulation: {stop_time: 10.0, rtol: 1.0e-10, output_interval: 0.1}
+bodies:
+  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}
+)" + bodies;
+  const auto run = testing::run_scene(load_scene_text(scene, "box_tower"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts == 20);  // four corners on each of five interfaces
+  CHECK(run->result.state_events == 0);
+  double drift = 0.0;
+  for (const VectorX& x : run->recorder.output_states) {
+    for (int j = 0; j < 5; ++j) {
+      const int offset = run->model.bodies[static_cast<std::size_t>(j + 1)].state_offset;
+      drift = std::max(drift,
+                       (x.segment<3>(offset) - Vec3(0, 0, z[static_cast<std::size_t>(j)])).norm());
+    }
+  }
+  CHECK(drift < 1e-6);
+  // Each corner carries its share of the weight above it.
+  for (const ContactResult& r : run->system->compute_contact_results(run->final_state)) {
+    const int interface = run->model.shapes[static_cast<std::size_t>(r.shape_b)].body - 1;
+    CAPTURE(interface);
+    CHECK(r.normal_force == testing::relative((5 - interface) * mass * g / 4.0, 1e-6));
+  }
+}
+
+TEST_CASE(
+    "box_incline: settles onto four corners, then slides at g (sin - mu cos) without rocking") {
+  // models/scenes/box_incline.yaml: started touching, the corners settle by 1.4 um within 0.1 s
+  // (contact damping); from then on the sliding equilibrium above holds.
+  const double theta = std::numbers::pi / 6.0, mu = 0.3;
+  const auto run = testing::run_scene(load_scene_file("box_incline"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts == 4);
+  CHECK(run->result.contact_ends == 0);
+  CHECK(run->result.stats.steps < 2000);
+  const int offset = run->model.bodies[1].state_offset;
+  const auto& states = run->recorder.output_states;
+  const auto& times = run->recorder.output_times;
+  std::size_t settled = 0;
+  while (times[settled] < 0.1 - 1e-9) ++settled;
+  double worst_pitch_rate = 0.0;
+  for (std::size_t i = settled; i < states.size(); ++i) {
+    worst_pitch_rate = std::max(worst_pitch_rate, states[i].segment<3>(offset + 10).norm());
+  }
+  CHECK(worst_pitch_rate < 1e-9);
+  // Measured 6e-11 from the settled state on (rtol 1e-8).
+  const std::size_t last = states.size() - 1;
+  const double acceleration = (states[last][offset + 7] - states[2 * settled][offset + 7]) /
+                              (times[last] - times[2 * settled]);
+  CHECK(acceleration == testing::relative(g * (std::sin(theta) - mu * std::cos(theta)), 1e-6));
+}
+
+TEST_CASE("box_tower: five turned blocks stand on their corners for 10 s") {
+  // models/scenes/box_tower.yaml: released touching, the blocks settle within 0.1 s; from then on
+  // none moves by more than 1e-6 m, each corner carries a quarter of the weight above it (the
+  // corners of a square about its centre, the centres of mass on one vertical), and energy
+  // never rises beyond the integration's rounding (rtol of the potential energy, 98 J).
+  const auto run = testing::run_scene(load_scene_file("box_tower"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts == 20);
+  CHECK(run->result.contact_ends == 0);
+  const auto& states = run->recorder.output_states;
+  const auto& times = run->recorder.output_times;
+  std::size_t settled = 0;
+  while (times[settled] < 0.1 - 1e-9) ++settled;
+  double drift = 0.0;
+  for (std::size_t i = settled; i < states.size(); ++i) {
+    for (std::size_t body = 1; body < run->model.bodies.size(); ++body) {
+      const int offset = run->model.bodies[body].state_offset;
+      drift = std::max(drift,
+                       (states[i].segment<3>(offset) - states[settled].segment<3>(offset)).norm());
+    }
+  }
+  CHECK(drift < 1e-6);
+  std::vector<double> weight_on(run->model.bodies.size(), 0.0);  // of the blocks above, N
+  for (std::size_t body = run->model.bodies.size() - 1; body >= 1; --body) {
+    weight_on[body] = run->model.bodies[body].mass * g +
+                      (body + 1 < run->model.bodies.size() ? weight_on[body + 1] : 0.0);
+  }
+  const auto results = run->system->compute_contact_results(run->final_state);
+  REQUIRE(results.size() == 20);
+  for (const ContactResult& r : results) {
+    const int upper = run->model.shapes[static_cast<std::size_t>(r.shape_b)].body;
+    CAPTURE(upper);
+    CHECK(r.normal_force ==
+          testing::relative(weight_on[static_cast<std::size_t>(upper)] / 4.0, 1e-6));
+  }
+  double lowest = run->recorder.output_energies.front();
+  for (const double energy : run->recorder.output_energies) {
+    CHECK(energy <= lowest + 98.0 * 1e-8);
+    lowest = std::min(lowest, energy);
+  }
+}
+
+TEST_CASE("manifold: contact.points single keeps one point per pair") {
+  const std::string scene = R"(
+simulation: {stop_time: 0.05, rtol: 1.0e-8}
+bodies:
+  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}
+  - name: box
+    position: [0, 0, 0.0499999]
+    shapes: [{type: box, size: [0.2, 0.16, 0.1], material: Steel}]
+)";
+  for (const char* points : {"single", "manifold"}) {
+    CAPTURE(points);
+    const Model model = load_scene_text(steel(0.5, points) + scene, "box");
+    MultibodySystem system(model);
+    VectorX x(system.state_size());
+    system.initial_state(x);
+    system.initialize(0.0, x);
+    const auto results = system.compute_contact_results(x);
+    REQUIRE(results.size() == (points == std::string("single") ? 1u : 4u));
+    double total = 0.0;
+    for (const ContactResult& r : results) total += r.normal_force;
+    // One point carries at the box's r_geo what four carry in quarters: the depth (1e-7 m) is
+    // the same, so the one point's force is a quarter of the four's sum.
+    const double one = corner_stiffness(0.05) * std::pow(1e-7 - kEps, 1.5);
+    CHECK(total == testing::relative(static_cast<double>(results.size()) * one, 1e-6));
+  }
+}
+
+}  // namespace
+}  // namespace hybridsim
