@@ -280,6 +280,57 @@ TEST_CASE("box_tower: five turned blocks stand on their corners for 10 s") {
   }
 }
 
+TEST_CASE("manifold: corners that slide over an edge hand over to the crossings, same contacts") {
+  // A 0.1 m steel cube slides at 1 m/s along a table (mu = 0.1) whose edge is 0.1 m ahead of
+  // its front face. Friction decelerates it at mu g (the corners carry m g in all), so its front
+  // face reaches the edge at t = (1 - sqrt(1 - 2 mu g d)) / (mu g), d = 0.1 m: there its two
+  // front corners leave the table's face and the points where the table's edge crosses the
+  // cube's side edges take over their contacts (design.md §4b): an event with no start or end,
+  // the same slots, the stored pre-impact velocity kept.
+  // Started at the depth where its corners carry m g / 4 each (two boxes: r_geo 0.025 m).
+  const double mu = 0.1;
+  const double depth = corner_depth(8000.0 * 1e-3 * g / 4.0, 0.025);
+  const std::string scene =
+      steel(mu) +
+      fmt::format(R"(simulation: {{stop_time: 0.12, rtol: 1.0e-10, output_interval: 0.01}}
+bodies:
+  - {{name: table, fixed: true, position: [0, 0, -0.05],
+     shapes: [{{type: box, size: [1.0, 1.0, 0.1], material: Steel}}]}}
+  - name: cube
+    position: [0.35, 0, {:.17g}]
+    linear_velocity: [1.0, 0, 0]
+    shapes: [{{type: box, size: [0.1, 0.1, 0.1], material: Steel}}]
+)",
+                  0.05 - depth - kEps);
+  const auto run = testing::run_scene(load_scene_text(scene, "over_edge"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const auto& events = run->recorder.events;
+  // Initialisation, then the handover.
+  REQUIRE(events.size() == 2);
+  const EventInstant& handover = events.back();
+  const double deceleration = mu * g;
+  const double expected = (1.0 - std::sqrt(1.0 - 2.0 * deceleration * 0.1)) / deceleration;
+  // 1e-6: the friction's moment about the centre loads the front corners more, which pitches
+  // the cube by 1.2e-6 rad and moves its lower front edge 6e-8 m back (6.4e-7 of the time,
+  // measured); the position is integrated to rtol 1e-10, the event located to 1e-12 s.
+  CHECK(handover.t == testing::relative(expected, 1e-6));
+  CHECK(handover.outcome.records.empty());  // no contact started or ended
+  CHECK(run->result.contact_starts == 4);
+  CHECK(run->result.contact_ends == 0);
+  // The four slots are still there, two of them now made by the table's edge and the cube's side
+  // edges.
+  const ContactDict& contacts = run->system->contact_handler().contacts();
+  REQUIRE(contacts.size() == 4);
+  int crossings = 0;
+  for (const auto& [id, point] : contacts) {
+    CHECK(id.slot < 4);
+    if (point.feature_b.kind == FeatureKind::edge || point.feature_a.kind == FeatureKind::edge) {
+      ++crossings;
+    }
+  }
+  CHECK(crossings == 2);
+}
+
 TEST_CASE("manifold: contact.points single keeps one point per pair") {
   const std::string scene = R"(
 simulation: {stop_time: 0.05, rtol: 1.0e-8}
