@@ -177,6 +177,35 @@ TEST_CASE("checkpoint: contacts in contactDict at the checkpoint carry on after 
   }
 }
 
+TEST_CASE("checkpoint: a version 1 file (one point per pair) is read as one point per pair") {
+  // The demo ball resting on the plate at 3 s, its checkpoint written back in the first layout:
+  // `contact_pairs` with the two shapes, v_pre and d_res. The resumed run keeps the contact (no
+  // event) and ends where the uninterrupted one does.
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "c.json").string();
+  run_with_checkpoints("bouncing_sphere", 3.0, checkpoint, dir);
+  auto saved = nlohmann::json::parse(read_file(checkpoint));
+  const auto points = saved["contact_points"];
+  REQUIRE(points.size() == 14);
+  saved.erase("contact_points");
+  saved["version"] = 1;
+  saved["contact_pairs"] = {points[0], points[1], points[11], points[12]};
+  const std::string old = (dir / "old.json").string();
+  std::ofstream(old) << saved.dump();
+  REQUIRE(run_cli(fmt::format("run bouncing_sphere --quiet --stop-time 3.5 --resume {} --events {} "
+                              "--summary {}",
+                              old, (dir / "resumed.jsonl").string(),
+                              (dir / "resumed.json").string()),
+                  dir)
+              .status == 0);
+  CHECK(read_events(dir / "resumed.jsonl").empty());
+  const auto resumed = nlohmann::json::parse(read_file(dir / "resumed.json"));
+  // At rest on the plate at the static Hertz depth (3.7e-6 m below 0.1 m).
+  const double z = resumed["final_state"]["bodies"]["ball"]["position"][2].get<double>();
+  CHECK(z < 0.1);
+  CHECK(z > 0.1 - 1e-5);
+}
+
 TEST_CASE("checkpoint: a bad checkpoint exits with status 2 naming the file, key and value") {
   const fs::path dir = temporary_directory();
   const std::string checkpoint = (dir / "c.json").string();
