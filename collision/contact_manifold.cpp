@@ -153,6 +153,19 @@ ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope
   return point;
 }
 
+// Adds `point` to the manifold; when it is full, the point replaces the shallowest kept one if it
+// is deeper.
+void add_point(ContactManifold& manifold, const ManifoldPoint& point) {
+  if (manifold.count < kMaxManifoldPoints) {
+    manifold.points[static_cast<std::size_t>(manifold.count++)] = point;
+    return;
+  }
+  auto shallowest = std::max_element(
+      manifold.points.begin(), manifold.points.end(),
+      [](const auto& x, const auto& y) { return x.geometry.distance < y.geometry.distance; });
+  if (point.geometry.distance < shallowest->geometry.distance) *shallowest = point;
+}
+
 // One corner of the polygon being clipped: what makes it, and what the edge to the next corner
 // lies on (an incident edge, or a side of the reference face).
 struct ClipCorner {
@@ -245,16 +258,7 @@ void clip_incident_face(const PlacedPolytope& R, int face, const PlacedPolytope&
       duplicate = (other.p_A_W - point.geometry.p_A_W).norm() <= 10.0 * tolerance &&
                   std::abs(other.distance - point.geometry.distance) <= 10.0 * tolerance;
     }
-    if (duplicate) continue;
-    if (manifold.count < kMaxManifoldPoints) {
-      manifold.points[static_cast<std::size_t>(manifold.count++)] = point;
-      continue;
-    }
-    // Full: the point replaces the shallowest kept one if it is deeper.
-    auto shallowest = std::max_element(
-        manifold.points.begin(), manifold.points.end(),
-        [](const auto& x, const auto& y) { return x.geometry.distance < y.geometry.distance; });
-    if (point.geometry.distance < shallowest->geometry.distance) *shallowest = point;
+    if (!duplicate) add_point(manifold, point);
   }
 }
 
@@ -393,18 +397,11 @@ void compute_contact_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
     const Vec3 n_W = pair.X_WH.rotation * pair.half.normal_S;
     const double level = n_W.dot(pair.X_WH.translation) + pair.half.offset;
     manifold.reference = {ManifoldKind::halfspace, 0};
-    // Beyond the capacity the deepest vertices stay (a hull with many corners on its face).
+    // Beyond the capacity the deepest vertices stay (a hull of many corners).
     for (int v = 0; v < P.polytope.vertex_count(); ++v) {
       ManifoldPoint point = halfspace_vertex_point(n_W, level, P, v);
       if (!pair.half_is_a) point = swapped_point(point);
-      if (manifold.count < kMaxManifoldPoints) {
-        manifold.points[static_cast<std::size_t>(manifold.count++)] = point;
-        continue;
-      }
-      auto shallowest = std::max_element(
-          manifold.points.begin(), manifold.points.end(),
-          [](const auto& x, const auto& y) { return x.geometry.distance < y.geometry.distance; });
-      if (point.geometry.distance < shallowest->geometry.distance) *shallowest = point;
+      add_point(manifold, point);
     }
     return;
   }
