@@ -74,6 +74,48 @@ ManifoldPoint halfspace_vertex_point(const Vec3& n_W, double level, const Placed
   return point;
 }
 
+// The unit outward normal of side s of face `face` of R (the plane through the edge
+// loop[s] -> loop[s + 1] along the face's normal).
+Vec3 side_normal(const PlacedPolytope& R, int face, std::size_t s) {
+  const auto loop = R.polytope.face_loop(face);
+  const Vec3 corner_W = R.vertex_W(loop[s]);
+  return (R.vertex_W(loop[(s + 1) % loop.size()]) - corner_W)
+      .cross(R.face_normal_W(face))
+      .normalized();
+}
+
+// Whether the clipping crosses incident edge u -> w with side s of reference face `face` (its
+// plane widened by `tolerance`) inside the other widened sides: <= 0 when it does, else how far
+// (m) the edge's ends are from straddling the side or the crossing is outside another side. The
+// clipping's own numbers, so that a crossing it makes is never invalid.
+double clipped_crossing_validity(const PlacedPolytope& R, int face, std::size_t s, const Vec3& u_W,
+                                 const Vec3& w_W, double tolerance) {
+  const auto loop = R.polytope.face_loop(face);
+  const Vec3 m_W = side_normal(R, face, s);
+  const Vec3 corner_W = R.vertex_W(loop[s]);
+  const double du = m_W.dot(u_W - corner_W) - tolerance;
+  const double dw = m_W.dot(w_W - corner_W) - tolerance;
+  double validity = std::max(std::min(du, dw), -std::max(du, dw));
+  const Vec3 crossing_W = du != dw ? Vec3(u_W + du / (du - dw) * (w_W - u_W)) : u_W;
+  for (std::size_t k = 0; k < loop.size(); ++k) {
+    if (k == s) continue;
+    const Vec3 other_W = side_normal(R, face, k);
+    validity = std::max(validity, other_W.dot(crossing_W - R.vertex_W(loop[k])) - tolerance);
+  }
+  return validity;
+}
+
+// Where the clipping puts reference corner `vertex` of face `face`: the meeting of its two side
+// planes, each widened by `tolerance`, as an offset from the corner (in the face's plane).
+Vec3 widened_corner_offset(const PlacedPolytope& R, int face, int vertex, double tolerance) {
+  const auto loop = R.polytope.face_loop(face);
+  std::size_t k = 0;
+  while (k + 1 < loop.size() && loop[k] != vertex) ++k;
+  const Vec3 before_W = side_normal(R, face, (k + loop.size() - 1) % loop.size());
+  const Vec3 after_W = side_normal(R, face, k);
+  return tolerance / (1.0 + before_W.dot(after_W)) * (before_W + after_W);
+}
+
 // Edges whose directions' cross product is below this fraction of their lengths' product are
 // parallel: their crossing is taken on the reference side plane instead.
 constexpr double kParallelEdges = 1e-9;
@@ -88,7 +130,9 @@ constexpr double kParallelEdges = 1e-9;
 //     perpendicular, at their closest points;
 //   a reference corner under the incident face: its height below that face's plane, along the
 //     incident face's normal, at the corner.
-// Each is valid while the point lies inside the other face's polygon, or on both edges.
+// Each is valid (validity <= 0) exactly where the clipping makes it: the vertex inside the
+// reference face's widened sides, the incident edge across its widened side with the crossing
+// inside the others, the widened corner inside the incident face.
 ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope& I,
                          const Feature& feature_R, const Feature& feature_I) {
   const double tolerance = kClipTolerance * R.polytope.bounding_radius();
@@ -109,16 +153,14 @@ ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope
     const Vec3 start_W = I.vertex_W(feature_I.index);
     const Vec3 edge_W = I.vertex_W(feature_I.index2) - start_W;
     const Vec3 axis_W = side_W.cross(edge_W);
-    const double side_length = side_W.norm(), edge_length = edge_W.norm();
-    double t = 0.5, along_side = 0.5;
-    if (axis_W.norm() > kParallelEdges * side_length * edge_length) {
+    if (axis_W.norm() > kParallelEdges * side_W.norm() * edge_W.norm()) {
       // The closest points of the two lines (along_side on R's edge, t on I's).
       const Vec3 w = corner_W - start_W;
       const double a = side_W.dot(side_W), b = side_W.dot(edge_W), c = edge_W.dot(edge_W);
       const double d = side_W.dot(w), e = edge_W.dot(w);
       const double denominator = a * c - b * b;
-      along_side = (b * e - c * d) / denominator;
-      t = (a * e - b * d) / denominator;
+      const double along_side = (b * e - c * d) / denominator;
+      const double t = (a * e - b * d) / denominator;
       g.n_AB_W = axis_W.dot(n_W) >= 0.0 ? axis_W.normalized() : Vec3(-axis_W.normalized());
       g.p_A_W = corner_W + along_side * side_W;
       g.p_B_W = start_W + t * edge_W;
@@ -127,16 +169,13 @@ ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope
       // Parallel edges: where I's edge meets R's side plane, its height along n.
       const Vec3 side_normal_W = side_W.cross(n_W).normalized();
       const double rate = side_normal_W.dot(edge_W);
-      t = rate != 0.0 ? -side_normal_W.dot(start_W - corner_W) / rate : 0.5;
+      const double t = rate != 0.0 ? -side_normal_W.dot(start_W - corner_W) / rate : 0.5;
       g.p_B_W = start_W + std::clamp(t, 0.0, 1.0) * edge_W;
       g.n_AB_W = n_W;
       g.distance = n_W.dot(g.p_B_W - corner_W);
       g.p_A_W = g.p_B_W - g.distance * n_W;
-      along_side = side_W.dot(g.p_A_W - corner_W) / (side_length * side_length);
     }
-    point.validity =
-        std::max({-t * edge_length, (t - 1.0) * edge_length, -along_side * side_length - tolerance,
-                  (along_side - 1.0) * side_length - tolerance});
+    point.validity = clipped_crossing_validity(R, face, s, start_W, start_W + edge_W, tolerance);
   } else {
     const Vec3 corner_W = R.vertex_W(feature_R.index);
     const int incident = feature_I.index;
@@ -146,7 +185,12 @@ ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope
     g.n_AB_W = -m_W;
     g.distance = m_W.dot(corner_W - q_W);
     g.p_B_W = corner_W - g.distance * m_W;
-    point.validity = I.outside_of_face(incident, g.p_B_W) - tolerance;
+    // As the clipping makes it: the widened corner, dropped along n onto the incident plane,
+    // inside the incident face.
+    const Vec3 widened_W = corner_W + widened_corner_offset(R, face, feature_R.index, tolerance);
+    const double rate = m_W.dot(n_W);
+    const double drop = rate != 0.0 ? m_W.dot(q_W - widened_W) / rate : 0.0;
+    point.validity = I.outside_of_face(incident, widened_W + drop * n_W);
   }
   point.feature_a = feature_R;
   point.feature_b = feature_I;
@@ -252,11 +296,16 @@ void clip_incident_face(const PlacedPolytope& R, int face, const PlacedPolytope&
   for (std::size_t k = 0; k < count; ++k) {
     const ManifoldPoint point =
         face_point(R, face, I, (*polygon)[k].feature_R, (*polygon)[k].feature_I);
+    // Of two that coincide (a crossing at an incident vertex), the vertex stays.
     bool duplicate = false;
     for (int j = 0; j < manifold.count && !duplicate; ++j) {
-      const auto& other = manifold.points[static_cast<std::size_t>(j)].geometry;
-      duplicate = (other.p_A_W - point.geometry.p_A_W).norm() <= 10.0 * tolerance &&
-                  std::abs(other.distance - point.geometry.distance) <= 10.0 * tolerance;
+      ManifoldPoint& other = manifold.points[static_cast<std::size_t>(j)];
+      duplicate = (other.geometry.p_B_W - point.geometry.p_B_W).norm() <= 10.0 * tolerance &&
+                  std::abs(other.geometry.distance - point.geometry.distance) <= 10.0 * tolerance;
+      if (duplicate && point.feature_b.kind == FeatureKind::vertex &&
+          other.feature_b.kind != FeatureKind::vertex) {
+        other = point;
+      }
     }
     if (!duplicate) add_point(manifold, point);
   }

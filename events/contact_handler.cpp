@@ -286,9 +286,22 @@ void ContactHandler::add_manifold_contacts(int a, int b, std::span<const Pose> X
                            manifold);
   std::array<char, kMaxManifoldPoints> touching{};
   std::array<const ContactPair*, kMaxManifoldPoints> continues{};
-  for (int k = 0; k < manifold.count; ++k) {
-    touching[static_cast<std::size_t>(k)] =
-        manifold.points[static_cast<std::size_t>(k)].geometry.distance < -2.0 * eps ? 1 : 0;
+  const auto mark_touching = [&] {
+    bool any = false;
+    for (int k = 0; k < manifold.count; ++k) {
+      const bool in_contact =
+          manifold.points[static_cast<std::size_t>(k)].geometry.distance < -2.0 * eps;
+      touching[static_cast<std::size_t>(k)] = in_contact ? 1 : 0;
+      any = any || in_contact;
+    }
+    return any;
+  };
+  // A pair that leaves contact is judged as the crossing functions judge a free pair: with a
+  // reference chosen afresh, which may differ from the one kept while it touched.
+  if (!mark_touching() && kept != nullptr) {
+    compute_contact_manifold(shape_a, X_WS[a], shape_b, X_WS[b], nullptr, ReferenceUse::reassess,
+                             manifold);
+    mark_touching();
   }
 
   // A point continues a previous one with the same features; failing that, one that ended
@@ -401,46 +414,57 @@ bool is_index(double value, double low, double high) {
   return value >= low && value < high && value == std::floor(value);
 }
 
-// Whether the stored reference and features can be evaluated on shapes a and b.
+// Whether the stored reference and features are a combination the manifold makes for shapes a
+// and b, with every index in range: anything else could not be evaluated.
 bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
-  if (point.reference.kind == ManifoldKind::single ||
-      point.reference.kind == ManifoldKind::closest) {
-    return point.feature_a.kind == FeatureKind::shape && point.feature_b.kind == FeatureKind::shape;
-  }
-  const auto fits = [](const Shape& shape, const Feature& feature) {
-    if (shape.type == ShapeType::halfspace) {
-      return feature.kind == FeatureKind::face && feature.index == 0;
+  const bool halfspace_a = a.type == ShapeType::halfspace;
+  const bool halfspace_b = b.type == ShapeType::halfspace;
+  const Feature& fa = point.feature_a;
+  const Feature& fb = point.feature_b;
+  switch (point.reference.kind) {
+    case ManifoldKind::single:
+      return point.slot == 0 && fa.kind == FeatureKind::shape && fb.kind == FeatureKind::shape;
+    case ManifoldKind::closest:
+      return !halfspace_a && !halfspace_b && fa.kind == FeatureKind::shape &&
+             fb.kind == FeatureKind::shape;
+    case ManifoldKind::halfspace: {
+      if (halfspace_a == halfspace_b) return false;
+      const Feature& plane = halfspace_a ? fa : fb;
+      const Feature& corner = halfspace_a ? fb : fa;
+      const Polytope polytope(halfspace_a ? b : a);
+      return plane == Feature{FeatureKind::face, 0, 0} && corner.kind == FeatureKind::vertex &&
+             corner.index >= 0 && corner.index < polytope.vertex_count();
     }
-    const Polytope polytope(shape);
-    const auto vertex = [&](int v) { return v >= 0 && v < polytope.vertex_count(); };
-    const auto face = [&](int f) { return f >= 0 && f < polytope.face_count(); };
-    switch (feature.kind) {
-      case FeatureKind::vertex:
-        return vertex(feature.index);
-      case FeatureKind::edge:
-        return vertex(feature.index) && vertex(feature.index2);
-      case FeatureKind::face:
-        return face(feature.index);
-      case FeatureKind::face_edge:
-        return face(feature.index) && feature.index2 >= 0 &&
-               feature.index2 < static_cast<int>(polytope.face_loop(feature.index).size());
-      case FeatureKind::shape:
-        return false;
+    case ManifoldKind::face_of_a:
+    case ManifoldKind::face_of_b: {
+      if (halfspace_a || halfspace_b) return false;
+      const bool reference_is_a = point.reference.kind == ManifoldKind::face_of_a;
+      const Polytope reference(reference_is_a ? a : b);
+      const Polytope incident(reference_is_a ? b : a);
+      const Feature& on_reference = reference_is_a ? fa : fb;
+      const Feature& on_incident = reference_is_a ? fb : fa;
+      const int face = point.reference.face;
+      if (face < 0 || face >= reference.face_count()) return false;
+      const auto loop = reference.face_loop(face);
+      const auto incident_vertex = [&](int v) { return v >= 0 && v < incident.vertex_count(); };
+      if (on_incident.kind == FeatureKind::vertex) {
+        return on_reference == Feature{FeatureKind::face, face, 0} &&
+               incident_vertex(on_incident.index);
+      }
+      if (on_incident.kind == FeatureKind::edge) {
+        return on_reference.kind == FeatureKind::face_edge && on_reference.index == face &&
+               on_reference.index2 >= 0 && on_reference.index2 < static_cast<int>(loop.size()) &&
+               incident_vertex(on_incident.index) && incident_vertex(on_incident.index2);
+      }
+      if (on_incident.kind == FeatureKind::face) {
+        return on_reference.kind == FeatureKind::vertex &&
+               std::find(loop.begin(), loop.end(), on_reference.index) != loop.end() &&
+               on_incident.index >= 0 && on_incident.index < incident.face_count();
+      }
+      return false;
     }
-    return false;
-  };
-  if (point.reference.kind == ManifoldKind::halfspace) {
-    return (a.type == ShapeType::halfspace) != (b.type == ShapeType::halfspace) &&
-           fits(a, point.feature_a) && fits(b, point.feature_b);
   }
-  const Shape& reference = point.reference.kind == ManifoldKind::face_of_a ? a : b;
-  if (reference.type == ShapeType::halfspace || a.type == ShapeType::halfspace ||
-      b.type == ShapeType::halfspace) {
-    return false;
-  }
-  const Polytope polytope(reference);
-  return point.reference.face >= 0 && point.reference.face < polytope.face_count() &&
-         fits(a, point.feature_a) && fits(b, point.feature_b);
+  return false;
 }
 
 }  // namespace
@@ -469,7 +493,7 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
         !is_index(v[4], -1, big) || !is_index(v[5], 0, kinds) || !is_index(v[6], 0, big) ||
         !is_index(v[7], 0, big) || !is_index(v[8], 0, kinds) || !is_index(v[9], 0, big) ||
         !is_index(v[10], 0, big) || !std::isfinite(v[11]) || !std::isfinite(v[12]) ||
-        !std::isfinite(v[13])) {
+        !(v[13] >= 0.0 && std::isfinite(v[13]))) {
       throw fail("has a slot, reference, feature or stored value out of range");
     }
     ContactPair pair;
@@ -493,8 +517,13 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
     }
     pair.law = resolve_contact_law(model_, pair.shape_a, pair.shape_b);
     pair.geometry = compute_point_geometry(model_, pair, X_WS);
-    if (!contact_dict_.emplace(ContactId{make_pair_id(pair.shape_a, pair.shape_b), pair.slot}, pair)
-             .second) {
+    const PairId pair_id = make_pair_id(pair.shape_a, pair.shape_b);
+    const auto first_of_pair = contact_dict_.lower_bound(ContactId{pair_id, 0});
+    if (first_of_pair != contact_dict_.end() && first_of_pair->first.pair == pair_id &&
+        !(first_of_pair->second.reference == pair.reference)) {
+      throw fail("has another manifold reference than its pair's other points");
+    }
+    if (!contact_dict_.emplace(ContactId{pair_id, pair.slot}, pair).second) {
       throw fail("repeats a contact id");
     }
   }

@@ -356,6 +356,19 @@ EventOutcome MultibodySystem::handle_time_event(double t, VectorRef x) {
   return outcome;
 }
 
+std::vector<double> MultibodySystem::state_scales() const {
+  std::vector<double> scales(static_cast<std::size_t>(model_.state_size), 0.0);
+  for (const Body& body : model_.bodies) {
+    if (body.state_offset < 0) continue;
+    const auto first = static_cast<std::size_t>(body.state_offset);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(kFreeBodyStateSize); ++i) {
+      // Positions 1 mm: an increment of 1.5e-11 m, below any contact depth of interest.
+      scales[first + i] = i < 3 ? 1e-3 : 1.0;  // then quaternion, linear and angular velocity
+    }
+  }
+  return scales;
+}
+
 std::vector<bool> MultibodySystem::velocity_mask() const {
   std::vector<bool> mask(static_cast<std::size_t>(model_.state_size), false);
   for (const Body& body : model_.bodies) {

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <vector>
 
+#include "approx.hpp"
 #include "collision/contact_manifold.hpp"
 #include "collision/polytope.hpp"
 #include "collision/signed_distance.hpp"
@@ -145,8 +147,8 @@ TEST_CASE("manifold: a small box on a large one gives its four corners, turned o
       CHECK(p.feature_a == Feature{FeatureKind::face, 5, 0});
       REQUIRE(p.feature_b.kind == FeatureKind::vertex);
       const Vec3 corner_W = X_WC.transform_point(polytope.vertex_S(p.feature_b.index));
-      CHECK(corner_W.z() == doctest::Approx(-depth).epsilon(1e-9));
-      CHECK(p.geometry.distance == doctest::Approx(-depth).epsilon(1e-9));
+      CHECK(corner_W.z() == testing::relative(-depth, 1e-9));
+      CHECK(p.geometry.distance == testing::relative(-depth, 1e-9));
       CHECK((p.geometry.n_AB_W - Vec3::UnitZ()).norm() < 1e-15);
       CHECK(p.validity < 0.0);
     }
@@ -165,7 +167,7 @@ TEST_CASE("manifold: a box half over an edge is clipped at the edge, corners fro
   REQUIRE(points.size() == 4);
   int vertices = 0, crossings = 0;
   for (const ManifoldPoint& p : points) {
-    CHECK(p.geometry.distance == doctest::Approx(-1e-6).epsilon(1e-8));
+    CHECK(p.geometry.distance == testing::relative(-1e-6, 1e-9));
     CHECK(p.validity <= 0.0);
     if (p.feature_b.kind == FeatureKind::vertex) {
       ++vertices;
@@ -174,8 +176,8 @@ TEST_CASE("manifold: a box half over an edge is clipped at the edge, corners fro
       ++crossings;
       CHECK(p.feature_a.kind == FeatureKind::face_edge);
       CHECK(p.feature_b.kind == FeatureKind::edge);
-      // On the slab's side plane (widened by the clipping tolerance, 1e-9 of 0.71 m).
-      CHECK(p.geometry.p_B_W.x() == doctest::Approx(0.5).epsilon(1e-8));
+      // Where the slab's edge line crosses the cube's (the closest points of the two lines).
+      CHECK(std::abs(p.geometry.p_B_W.x() - 0.5) < 1e-15);
       CHECK(std::abs(std::abs(p.geometry.p_B_W.y()) - 0.1) < 1e-12);
     }
   }
@@ -202,7 +204,7 @@ TEST_CASE("manifold: a vertex leaving the reference face hands over where its va
     const ManifoldPoint p =
         evaluate_manifold_point(slab, X_WS, cube, at(x), reference, top, corner);
     const double outside = x + 0.1 - 0.5;  // of the corner beyond the edge, m
-    CHECK(p.validity == doctest::Approx(outside - tolerance).epsilon(1e-9));
+    CHECK(std::abs(p.validity - (outside - tolerance)) < 1e-14);  // rounding of 0.5 m positions
     // In the manifold while inside; past the edge the crossing on its edge takes over.
     const auto points = candidates(slab, X_WS, cube, at(x));
     const bool listed = std::any_of(points.begin(), points.end(),
@@ -211,14 +213,16 @@ TEST_CASE("manifold: a vertex leaving the reference face hands over where its va
   }
   // Just past the edge, the crossing point sits where the corner left (continuity of the force).
   const double x = 0.40 + 3.0 * tolerance;
+  int crossings = 0;
   for (const ManifoldPoint& q : candidates(slab, X_WS, cube, at(x))) {
     if (q.feature_b.kind != FeatureKind::edge) continue;
     if (q.geometry.p_B_W.y() > 0.0) continue;  // the edge through corner 1 (y = -0.1)
-    if (q.geometry.p_B_W.z() > 0.0) continue;  // the bottom face's
+    ++crossings;
     const Vec3 corner_W = at(x).transform_point(polytope.vertex_S(1));
     CHECK((q.geometry.p_B_W - corner_W).norm() < 4.0 * tolerance);
     CHECK(q.validity <= 0.0);
   }
+  CHECK(crossings == 1);
 }
 
 TEST_CASE("manifold: a large box on a small one gives the small one's corners on its face") {
@@ -234,7 +238,7 @@ TEST_CASE("manifold: a large box on a small one gives the small one's corners on
   for (const ManifoldPoint& p : points) {
     CHECK(p.feature_a.kind == FeatureKind::vertex);
     CHECK(p.feature_b.kind == FeatureKind::face);
-    CHECK(p.geometry.distance == doctest::Approx(-3e-6).epsilon(1e-8));
+    CHECK(p.geometry.distance == testing::relative(-3e-6, 1e-9));
     CHECK(std::abs(p.geometry.p_A_W.x()) == doctest::Approx(0.1));
     CHECK(std::abs(p.geometry.p_A_W.y()) == doctest::Approx(0.1));
   }
@@ -252,7 +256,7 @@ TEST_CASE("manifold: boxes of one size stacked exactly give four corners, and so
     const auto points = touching(candidates(lower, X_WL, upper, X_WU));
     REQUIRE(points.size() == 4);
     for (const ManifoldPoint& p : points) {
-      CHECK(p.geometry.distance == doctest::Approx(-1e-6).epsilon(1e-8));
+      CHECK(p.geometry.distance == testing::relative(-1e-6, 1e-9));
       CHECK(p.validity < 0.0);
     }
     check_features_reproduce(lower, X_WL, upper, X_WU);
@@ -277,9 +281,115 @@ TEST_CASE("manifold: boxes touching edge on edge have one point, their closest p
     REQUIRE(points.size() == 1);
     CHECK(points[0].feature_a.kind == FeatureKind::shape);
     CHECK(points[0].geometry.distance == closest.distance);
-    CHECK(closest.distance == doctest::Approx(gap).epsilon(1e-9));
+    CHECK(std::abs(closest.distance - gap) < 1e-12);  // the narrowphase's 1e-11 of the size
     CHECK(points[0].validity < 0.0);
   }
+}
+
+TEST_CASE("manifold: a face of B as the reference gives A-to-B normals and B's face features") {
+  // A is a cube tilted by 0.02 rad about x with its lowest edge 1e-6 m into B, a slab below:
+  // the normal is the slab's face normal, a face of B; seen from A to B it points down.
+  const Shape cube = make_box(Vec3(0.1, 0.1, 0.1));
+  const Shape slab = make_box(Vec3(0.5, 0.5, 0.05));
+  const double tilt = 0.02;
+  const double reach = 0.1 * (std::cos(tilt) + std::sin(tilt));  // centre to lowest edge, z
+  const Pose X_WC =
+      pose_at(Vec3(0.01, 0.02, reach - 1e-6), Quat(Eigen::AngleAxisd(tilt, Vec3::UnitX())));
+  const Pose X_WS = pose_at(Vec3(0, 0, -0.05));
+  ContactManifold manifold;
+  compute_contact_manifold(cube, X_WC, slab, X_WS, nullptr, ReferenceUse::reassess, manifold);
+  CHECK(manifold.reference == ManifoldReference{ManifoldKind::face_of_b, 5});
+  const auto points = touching(candidates(cube, X_WC, slab, X_WS));
+  REQUIRE(points.size() == 2);  // the two corners of the lowest edge
+  for (const ManifoldPoint& p : points) {
+    CHECK(p.feature_a.kind == FeatureKind::vertex);
+    CHECK(p.feature_b == Feature{FeatureKind::face, 5, 0});
+    CHECK((p.geometry.n_AB_W + Vec3::UnitZ()).norm() < 1e-15);
+    CHECK(p.geometry.distance == testing::relative(-1e-6, 1e-6));
+    // p_B - p_A = distance n: the slab's point is above the cube's by the depth.
+    CHECK((p.geometry.p_B_W - p.geometry.p_A_W - p.geometry.distance * p.geometry.n_AB_W).norm() <
+          1e-16);
+  }
+  check_features_reproduce(cube, X_WC, slab, X_WS);
+}
+
+// A hexagonal prism (a hull with faces of six corners) of circumradius r and half height h.
+Shape make_hexagonal_prism(double r, double h) {
+  std::vector<Vec3> corners;
+  for (int k = 0; k < 6; ++k) {
+    const double angle = std::numbers::pi / 3.0 * k;
+    for (const double z : {-h, h})
+      corners.emplace_back(r * std::cos(angle), r * std::sin(angle), z);
+  }
+  return testing::make_convex(corners);
+}
+
+TEST_CASE("manifold: the clipping never makes a point whose features call it invalid") {
+  // Random near-face contacts of boxes and hexagonal prisms (faces of 4 and 6 corners): turned,
+  // tilted by up to 0.01 rad, overhanging, apart or 10 um deep. Every candidate the clipping
+  // makes must have validity <= 0 (else a contact would start with z1 above -eps), and its
+  // features must reproduce it.
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const std::array<Shape, 4> lowers{
+      make_box(Vec3(0.3, 0.2, 0.05)), make_hexagonal_prism(0.25, 0.05),
+      make_box(Vec3(0.1, 0.1, 0.05)), make_hexagonal_prism(0.1, 0.05)};
+  const std::array<Shape, 3> uppers{make_box(Vec3(0.1, 0.08, 0.05)),
+                                    make_hexagonal_prism(0.12, 0.05),
+                                    make_box(Vec3(0.2, 0.2, 0.05))};
+  int points = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const Shape& lower = lowers[static_cast<std::size_t>(trial) % lowers.size()];
+    const Shape& upper = uppers[static_cast<std::size_t>(trial / 4) % uppers.size()];
+    const Quat q = Quat(Eigen::AngleAxisd(0.01 * unit(random),
+                                          Vec3(unit(random), unit(random), 0).normalized())) *
+                   yaw(std::numbers::pi * unit(random));
+    const Pose X_WL = pose_at(Vec3(0, 0, -0.05));
+    const Pose X_WU =
+        pose_at(Vec3(0.25 * unit(random), 0.25 * unit(random), 0.05 + 1e-5 * unit(random)), q);
+    CAPTURE(trial);
+    ContactManifold manifold;
+    compute_contact_manifold(lower, X_WL, upper, X_WU, nullptr, ReferenceUse::reassess, manifold);
+    for (int k = 0; k < manifold.count; ++k) {
+      CHECK(manifold.points[static_cast<std::size_t>(k)].validity <= 0.0);
+    }
+    points += manifold.count;
+    check_features_reproduce(lower, X_WL, upper, X_WU);
+  }
+  CHECK(points > 1000);  // the trials do make clipped polygons
+
+  // The band the widened side planes add: a turned cube hanging off the slab's edge with only its
+  // innermost corner on it, that corner swept across the edge in steps of an eighth of the
+  // widening. Where the corner lies between the edge's plane and the widened one, the clipping
+  // keeps the corner and crosses its two edges with the widened plane; those crossings too must
+  // be valid.
+  const Shape slab = make_box(Vec3(0.5, 0.5, 0.05));
+  const Shape cube = make_box(Vec3(0.1, 0.1, 0.1));
+  const double tolerance = 1e-9 * Polytope(slab).bounding_radius();
+  int crossings = 0;
+  // Turned 0.3 rad, and 0.02 rad: an edge nearly along the slab's edge crosses the widened
+  // plane far from the corner, where the two are not merged.
+  for (const double angle : {0.3, 0.02}) {
+    const double reach = 0.1 * (std::cos(angle) + std::sin(angle));  // centre to corner, x
+    for (int step = -16; step <= 16; ++step) {
+      const double x = 0.5 + reach + step * tolerance / 8.0;
+      const Pose X_WC = pose_at(Vec3(x, 0.0, 0.1 - 1e-6), yaw(angle));
+      CAPTURE(angle);
+      CAPTURE(step);
+      // The slab's top face kept as the reference, as while the cube slid there (afresh, the
+      // normal would be the slab's side's).
+      ContactManifold manifold;
+      const ManifoldReference top{ManifoldKind::face_of_a, 5};
+      compute_contact_manifold(slab, pose_at(Vec3(0, 0, -0.05)), cube, X_WC, &top,
+                               ReferenceUse::keep, manifold);
+      for (int k = 0; k < manifold.count; ++k) {
+        const ManifoldPoint& p = manifold.points[static_cast<std::size_t>(k)];
+        CHECK(p.validity <= 0.0);
+        if (p.feature_b.kind == FeatureKind::edge) ++crossings;
+      }
+    }
+  }
+  CHECK(crossings > 0);
 }
 
 TEST_CASE("manifold: single points and the shapes that have manifolds") {
@@ -299,7 +409,7 @@ TEST_CASE("manifold: single points and the shapes that have manifolds") {
   const auto points = touching(candidates(ground, Pose{}, rounded, X_WB));
   REQUIRE(points.size() == 4);
   for (const ManifoldPoint& p : points) {
-    CHECK(p.geometry.distance == doctest::Approx(-1e-6).epsilon(1e-9));
+    CHECK(p.geometry.distance == testing::relative(-1e-6, 1e-9));
     CHECK(std::abs(p.geometry.p_B_W.x()) == doctest::Approx(0.09));
   }
   // The formats the outputs use.

@@ -192,18 +192,50 @@ TEST_CASE("checkpoint: a version 1 file (one point per pair) is read as one poin
   saved["contact_pairs"] = {points[0], points[1], points[11], points[12]};
   const std::string old = (dir / "old.json").string();
   std::ofstream(old) << saved.dump();
-  REQUIRE(run_cli(fmt::format("run bouncing_sphere --quiet --stop-time 3.5 --resume {} --events {} "
-                              "--summary {}",
-                              old, (dir / "resumed.jsonl").string(),
-                              (dir / "resumed.json").string()),
-                  dir)
-              .status == 0);
+  REQUIRE(
+      run_cli(fmt::format("run bouncing_sphere --quiet --stop-time 3.5 --resume {} --events {} "
+                          "--summary {}",
+                          old, (dir / "resumed.jsonl").string(), (dir / "resumed.json").string()),
+              dir)
+          .status == 0);
   CHECK(read_events(dir / "resumed.jsonl").empty());
   const auto resumed = nlohmann::json::parse(read_file(dir / "resumed.json"));
   // At rest on the plate at the static Hertz depth (3.7e-6 m below 0.1 m).
   const double z = resumed["final_state"]["bodies"]["ball"]["position"][2].get<double>();
   CHECK(z < 0.1);
   CHECK(z > 0.1 - 1e-5);
+}
+
+TEST_CASE("checkpoint: contact points whose features do not fit their shapes are refused") {
+  // The manifold box resting on the slab: four points (reference: the slab's top face, kind 3 =
+  // a face of A, face 5; each point the slab's face and a cube vertex). Each corruption is one
+  // the manifold never makes, and would index outside a face or a vertex list if evaluated.
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "c.json").string();
+  const std::string scene = "box_resting_flat --set contact.points=manifold";
+  run_with_checkpoints(scene, 0.45, checkpoint, dir);
+  const auto saved = nlohmann::json::parse(read_file(checkpoint));
+  REQUIRE(saved["contact_points"].size() == 4 * 14);
+  REQUIRE(saved["contact_points"][3].get<double>() == 3.0);
+  const auto resume_with = [&](int index, double value) {
+    nlohmann::json wrong = saved;
+    wrong["contact_points"][index] = value;
+    const std::string path = (dir / "bad.json").string();
+    std::ofstream(path) << wrong.dump();
+    return run_cli(fmt::format("run {} --resume {}", scene, path), dir);
+  };
+  // The cube's vertex 999 (it has 8); an edge on the cube against the slab's face (not a pair
+  // the clipping makes); a face of 99 for the reference; a negative validity offset; the second
+  // point under another reference than the first.
+  for (const auto& [index, value] : {std::pair{9, 999.0}, std::pair{8, 2.0}, std::pair{4, 99.0},
+                                     std::pair{13, -1.0}, std::pair{14 + 3, 4.0}}) {
+    CAPTURE(index);
+    const CliResult r = resume_with(index, value);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("contact_points") != std::string::npos);
+  }
+  // Unchanged, it resumes.
+  CHECK(resume_with(9, saved["contact_points"][9].get<double>()).status == 0);
 }
 
 TEST_CASE("checkpoint: a bad checkpoint exits with status 2 naming the file, key and value") {
