@@ -331,6 +331,45 @@ bodies:
   CHECK(crossings == 2);
 }
 
+TEST_CASE("a sphere in a V-groove of two planes at +-beta carries m g / (2 cos beta) on each") {
+  // Two half-spaces of the ground, inclined by +-30 degrees about y, meet at x = 0. The ball's
+  // weight is carried by the two normal forces, whose horizontal parts cancel:
+  // 2 N cos(beta) = m g. Started where each contact has the Hertz depth of N (r_geo = r against a
+  // flat), nothing moves.
+  const double beta = std::numbers::pi / 6.0, r = 0.05;
+  const double mass = 8000.0 * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+  const double normal_force = mass * g / (2.0 * std::cos(beta));
+  const double depth = corner_depth(normal_force, r);
+  const double z = (r - depth - kEps) / std::cos(beta);
+  const std::string scene =
+      steel(0.5) +
+      fmt::format(R"(simulation: {{stop_time: 0.5, rtol: 1.0e-10, output_interval: 0.05}}
+bodies:
+  - name: ground
+    fixed: true
+    shapes:
+      - {{type: halfspace, normal: [{s}, 0, {c}], offset: 0, material: Steel}}
+      - {{type: halfspace, normal: [{ms}, 0, {c}], offset: 0, material: Steel}}
+  - {{name: ball, position: [0, 0, {z}], shapes: [{{type: sphere, radius: {r}, material: Steel}}]}}
+)",
+                  fmt::arg("s", std::sin(beta)), fmt::arg("ms", -std::sin(beta)),
+                  fmt::arg("c", std::cos(beta)), fmt::arg("z", fmt::format("{:.17g}", z)),
+                  fmt::arg("r", r));
+  const auto run = testing::run_scene(load_scene_text(scene, "v_groove"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts == 2);
+  CHECK(run->result.state_events == 0);
+  const auto results = run->system->compute_contact_results(run->final_state);
+  REQUIRE(results.size() == 2);
+  for (const ContactResult& result : results) {
+    // 1e-6: the start's rounding of the depth (1e-17 m of 2e-6 m) and rtol 1e-10.
+    CHECK(result.normal_force == testing::relative(normal_force, 1e-6));
+    CHECK(std::abs(result.normal_W.z()) == testing::relative(std::cos(beta), 1e-12));
+  }
+  const int offset = run->model.bodies[1].state_offset;
+  CHECK(std::abs(run->final_state[offset + 2] - z) < 1e-12);
+}
+
 TEST_CASE("manifold: contact.points single keeps one point per pair") {
   const std::string scene = R"(
 simulation: {stop_time: 0.05, rtol: 1.0e-8}
