@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include "hybridsim/version.h"
 #include "integrators/integrator.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/batch/batch_command.hpp"
@@ -19,6 +20,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"hybridsim: continuous-time hybrid simulation of rigid bodies in contact"};
+  app.set_version_flag("--version", "hybridsim " HYBRIDSIM_VERSION_STRING,
+                       "Print the version (hybridsim X.Y.Z) and exit");
   app.require_subcommand(1);
 
   hybridsim::RunCommandOptions run;
@@ -43,7 +46,10 @@ int main(int argc, char** argv) {
   run_app->add_flag("--log-events", run.log_events, "Print the human event log on stdout");
   run_app->add_flag("--quiet", run.quiet, "Print nothing but the event log and errors");
   run_app->add_flag("--progress", run.progress, "Show a progress bar on stderr");
-  run_app->add_option("--set", run.overrides, "Override a scene value: KEY=VALUE (repeatable)");
+  // One value per --set, so that `--set K=V SCENE` leaves SCENE to the scene argument.
+  run_app->add_option("--set", run.overrides, "Override a scene value: KEY=VALUE (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run_app->add_option("--checkpoint", run.checkpoint_path,
                       "Write a checkpoint file (after an event, every --checkpoint-interval)");
   run_app->add_option("--checkpoint-interval", run.checkpoint_interval_s,

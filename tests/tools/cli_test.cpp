@@ -5,6 +5,7 @@
 
 #include "approx.hpp"
 #include "cli_support.hpp"
+#include "hybridsim/version.h"
 #include "models/scene_loader.hpp"
 
 #include <sys/wait.h>
@@ -37,6 +38,33 @@ std::vector<double> numbers_in(const std::string& text) {
     values.push_back(std::stod(it->str()));
   }
   return values;
+}
+
+TEST_CASE("cli: --version prints hybridsim X.Y.Z, and --set may stand before the scene") {
+  const fs::path dir = temporary_directory();
+  const CliResult version = run_cli("--version", dir);
+  CHECK(version.status == 0);
+  CHECK(version.out == "hybridsim " HYBRIDSIM_VERSION_STRING "\n");
+  // Options before or after the scene: the same run (the stop time set both ways).
+  const CliResult before = run_cli(
+      fmt::format("run --set simulation.stop_time=0.5 --quiet bouncing_sphere --summary {}/a.json",
+                  dir.string()),
+      dir);
+  const CliResult after = run_cli(
+      fmt::format("run bouncing_sphere --quiet --set simulation.stop_time=0.5 --summary {}/b.json",
+                  dir.string()),
+      dir);
+  REQUIRE(before.status == 0);
+  REQUIRE(after.status == 0);
+  const auto a = nlohmann::json::parse(read_file(dir / "a.json"));
+  const auto b = nlohmann::json::parse(read_file(dir / "b.json"));
+  CHECK(a["t_end"] == 0.5);
+  CHECK(a["final_state"] == b["final_state"]);
+  // Two --set values, each its own option.
+  CHECK(run_cli("run --set simulation.stop_time=0.1 --set simulation.rtol=1e-6 bouncing_sphere "
+                "--quiet",
+                dir)
+            .status == 0);
 }
 
 TEST_CASE("cli: integrators lists the registry") {
