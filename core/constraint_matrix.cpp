@@ -22,12 +22,14 @@ ConstraintMatrix::ConstraintMatrix(int size, std::span<const std::pair<int, int>
                                    Storage storage)
     : storage_(storage),
       size_(size),
+      // Sized in place: an LLT made by LLT(size) has no factorisation status until compute(), and
+      // copying it would read that uninitialised status (UBSan's invalid enum load).
+      llt_(storage == Storage::dense ? size : 0),
       rhs_(Eigen::VectorXd::Zero(size)),
       residual_(Eigen::VectorXd::Zero(size)),
       work_(Eigen::VectorXd::Zero(size)) {
   if (storage_ == Storage::dense) {
     dense_ = Eigen::MatrixXd::Zero(size, size);
-    llt_ = Eigen::LLT<Eigen::MatrixXd>(size);
     return;
   }
   if (size == 0) return;
