@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
+#include "models/scene_loader.hpp"
 
 namespace hybridsim {
 namespace {
@@ -185,6 +186,21 @@ warmup: false
   CHECK(rows.at(2).at("energy_drift").get<double>() < 1e-7);
   CHECK(rows.at(2).at("event_count_difference") == 0);
   CHECK_FALSE(fs::exists(dir / "out" / "reference-cache"));
+}
+
+TEST_CASE("batch: a scene entry given as a map without stop_time runs to the scene's own") {
+  // pendulum.yaml stops at its own simulation.stop_time; the map entry only sets the reference.
+  const fs::path dir = temporary_directory();
+  write(dir / "experiment.yaml", R"(
+scenes: [{scene: pendulum, reference: {closed_form: true}}]
+integrators: [cvode-bdf]
+tolerances: {rtol: [1.0e-6]}
+warmup: false
+)");
+  const nlohmann::json rows = run_experiment(dir);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows.at(0).at("status") == "ok");
+  CHECK(rows.at(0).at("t_end").get<double>() == load_scene_file("pendulum").simulation.stop_time);
 }
 
 TEST_CASE("batch: a failed run is a row with its status, and the batch goes on") {

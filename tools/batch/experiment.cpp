@@ -56,7 +56,8 @@ SceneChoice read_scene(const YAML::Node& node, const std::string& path, const Ya
   } else {
     MapReader reader(node, path, source);
     scene.scene = reader.required_string("scene");
-    scene.stop_time = reader.positive("stop_time", 0.0);
+    // Without stop_time the scene's own (0 here, as for a scene given by name).
+    if (reader.has("stop_time")) scene.stop_time = reader.positive("stop_time", 0.0);
     if (reader.has("reference")) {
       MapReader reference(reader.get("reference"), reader.path_of("reference"), source);
       scene.reference = read_reference(reference, default_reference);
