@@ -134,7 +134,8 @@ constexpr double kParallelEdges = 1e-9;
 // reference face's widened sides, the incident edge across its widened side with the crossing
 // inside the others, the widened corner inside the incident face.
 ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope& I,
-                         const Feature& feature_R, const Feature& feature_I) {
+                         const Feature& feature_R, const Feature& feature_I, PointEvaluation what) {
+  const bool validity = what == PointEvaluation::geometry_and_validity;
   const double tolerance = kClipTolerance * R.polytope.bounding_radius();
   const Vec3 n_W = R.face_normal_W(face);
   const auto loop = R.polytope.face_loop(face);
@@ -145,7 +146,7 @@ ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope
     g.n_AB_W = n_W;
     g.distance = n_W.dot(g.p_B_W - R.vertex_W(loop[0]));
     g.p_A_W = g.p_B_W - g.distance * n_W;
-    point.validity = R.outside_of_face(face, g.p_B_W) - tolerance;
+    if (validity) point.validity = R.outside_of_face(face, g.p_B_W) - tolerance;
   } else if (feature_I.kind == FeatureKind::edge) {
     const auto s = static_cast<std::size_t>(feature_R.index2);
     const Vec3 corner_W = R.vertex_W(loop[s]);
@@ -175,7 +176,9 @@ ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope
       g.distance = n_W.dot(g.p_B_W - corner_W);
       g.p_A_W = g.p_B_W - g.distance * n_W;
     }
-    point.validity = clipped_crossing_validity(R, face, s, start_W, start_W + edge_W, tolerance);
+    if (validity) {
+      point.validity = clipped_crossing_validity(R, face, s, start_W, start_W + edge_W, tolerance);
+    }
   } else {
     const Vec3 corner_W = R.vertex_W(feature_R.index);
     const int incident = feature_I.index;
@@ -187,10 +190,12 @@ ManifoldPoint face_point(const PlacedPolytope& R, int face, const PlacedPolytope
     g.p_B_W = corner_W - g.distance * m_W;
     // As the clipping makes it: the widened corner, dropped along n onto the incident plane,
     // inside the incident face.
-    const Vec3 widened_W = corner_W + widened_corner_offset(R, face, feature_R.index, tolerance);
-    const double rate = m_W.dot(n_W);
-    const double drop = rate != 0.0 ? m_W.dot(q_W - widened_W) / rate : 0.0;
-    point.validity = I.outside_of_face(incident, widened_W + drop * n_W);
+    if (validity) {
+      const Vec3 widened_W = corner_W + widened_corner_offset(R, face, feature_R.index, tolerance);
+      const double rate = m_W.dot(n_W);
+      const double drop = rate != 0.0 ? m_W.dot(q_W - widened_W) / rate : 0.0;
+      point.validity = I.outside_of_face(incident, widened_W + drop * n_W);
+    }
   }
   point.feature_a = feature_R;
   point.feature_b = feature_I;
@@ -295,7 +300,8 @@ void clip_incident_face(const PlacedPolytope& R, int face, const PlacedPolytope&
   // that coincide (a crossing at a vertex) once.
   for (std::size_t k = 0; k < count; ++k) {
     const ManifoldPoint point =
-        face_point(R, face, I, (*polygon)[k].feature_R, (*polygon)[k].feature_I);
+        face_point(R, face, I, (*polygon)[k].feature_R, (*polygon)[k].feature_I,
+                   PointEvaluation::geometry_and_validity);
     // Of two that coincide (a crossing at an incident vertex), the vertex stays.
     bool duplicate = false;
     for (int j = 0; j < manifold.count && !duplicate; ++j) {
@@ -325,9 +331,11 @@ std::pair<int, double> best_aligned_face(const PlacedPolytope& P, const Vec3& n_
 // The closest-points point of two polytopes edge on edge; its validity turns positive when the
 // normal comes to lie along a face (the clipping then makes the points).
 ManifoldPoint closest_point(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
-                            const PlacedPolytope& A, const PlacedPolytope& B) {
+                            const PlacedPolytope& A, const PlacedPolytope& B,
+                            PointEvaluation what) {
   ManifoldPoint point;
   point.geometry = compute_signed_distance(a, X_WA, b, X_WB);
+  if (what == PointEvaluation::geometry) return point;
   const double alignment = std::max(best_aligned_face(A, point.geometry.n_AB_W).second,
                                     best_aligned_face(B, -point.geometry.n_AB_W).second);
   const double size = std::min(A.polytope.bounding_radius(), B.polytope.bounding_radius());
@@ -471,7 +479,8 @@ void compute_contact_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
       }
       break;
     default:
-      manifold.points[0] = closest_point(a, X_WA, b, X_WB, A, B);
+      manifold.points[0] =
+          closest_point(a, X_WA, b, X_WB, A, B, PointEvaluation::geometry_and_validity);
       manifold.count = 1;
       break;
   }
@@ -479,13 +488,14 @@ void compute_contact_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
 
 ManifoldPoint evaluate_manifold_point(const Shape& a, const Pose& X_WA, const Shape& b,
                                       const Pose& X_WB, const ManifoldReference& reference,
-                                      const Feature& feature_a, const Feature& feature_b) {
+                                      const Feature& feature_a, const Feature& feature_b,
+                                      PointEvaluation what) {
   if (reference.kind != ManifoldKind::single &&
       (a.smoothing_radius > 0.0 || b.smoothing_radius > 0.0)) {
     const SmoothedPair cores = place_cores(a, X_WA, b, X_WB);
     ManifoldPoint point =
         evaluate_manifold_point(cores.core_a.shape, cores.X_WA, cores.core_b.shape, cores.X_WB,
-                                reference, feature_a, feature_b);
+                                reference, feature_a, feature_b, what);
     grow_point(point, a.smoothing_radius, b.smoothing_radius);
     return point;
   }
@@ -505,14 +515,14 @@ ManifoldPoint evaluate_manifold_point(const Shape& a, const Pose& X_WA, const Sh
       const Polytope polytope_a(a), polytope_b(b);
       const PlacedPolytope A{polytope_a, X_WA}, B{polytope_b, X_WB};
       if (reference.kind == ManifoldKind::face_of_a) {
-        return face_point(A, reference.face, B, feature_a, feature_b);
+        return face_point(A, reference.face, B, feature_a, feature_b, what);
       }
-      return swapped_point(face_point(B, reference.face, A, feature_b, feature_a));
+      return swapped_point(face_point(B, reference.face, A, feature_b, feature_a, what));
     }
     case ManifoldKind::closest: {
       const Polytope polytope_a(a), polytope_b(b);
       return closest_point(a, X_WA, b, X_WB, PlacedPolytope{polytope_a, X_WA},
-                           PlacedPolytope{polytope_b, X_WB});
+                           PlacedPolytope{polytope_b, X_WB}, what);
     }
     case ManifoldKind::single:
       break;

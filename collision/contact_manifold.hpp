@@ -113,10 +113,15 @@ void compute_contact_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
                               const ManifoldReference* kept, ReferenceUse use,
                               ContactManifold& manifold);
 
+// What evaluate_manifold_point computes: the geometry alone (the right-hand side's forces), or
+// also the validity (the crossing functions; validity stays -inf without it).
+enum class PointEvaluation { geometry, geometry_and_validity };
+
 // The point that `feature_a` and `feature_b` make under `reference` at X_WA, X_WB: the same
 // numbers compute_contact_manifold gives it, continuous in the poses.
-ManifoldPoint evaluate_manifold_point(const Shape& a, const Pose& X_WA, const Shape& b,
-                                      const Pose& X_WB, const ManifoldReference& reference,
-                                      const Feature& feature_a, const Feature& feature_b);
+ManifoldPoint evaluate_manifold_point(
+    const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+    const ManifoldReference& reference, const Feature& feature_a, const Feature& feature_b,
+    PointEvaluation what = PointEvaluation::geometry_and_validity);
 
 }  // namespace hybridsim

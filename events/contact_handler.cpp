@@ -125,7 +125,7 @@ SignedDistance compute_point_geometry(const Model& model, const ContactPair& poi
   if (point.reference.kind == ManifoldKind::single)
     return compute_signed_distance(a, X_WA, b, X_WB);
   return evaluate_manifold_point(a, X_WA, b, X_WB, point.reference, point.feature_a,
-                                 point.feature_b)
+                                 point.feature_b, PointEvaluation::geometry)
       .geometry;
 }
 
