@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "collision/shape_geometry.hpp"
+#include "collision/triangle_surface.hpp"
 
 namespace hybridsim {
 
@@ -37,6 +38,15 @@ Aabb compute_aabb(const Shape& shape, const Pose& X_WS) {
         box.min_W[axis] = p_WS[axis] + axis_S.dot(compute_support_point_S(shape, -axis_S));
       }
       return box;
+    }
+    case ShapeType::mesh:
+    case ShapeType::heightmap: {
+      // The box of the surface's bounds, turned.
+      const Vec3 centre_S = 0.5 * (shape.surface->min_S + shape.surface->max_S);
+      const Vec3 half_S = 0.5 * (shape.surface->max_S - shape.surface->min_S);
+      const Vec3 centre_W = X_WS.transform_point(centre_S);
+      const Vec3 extent = X_WS.rotation.cwiseAbs() * half_S;
+      return {centre_W - extent, centre_W + extent};
     }
     case ShapeType::halfspace: {
       // Bounded only along an axis the normal is parallel to; otherwise all of space.

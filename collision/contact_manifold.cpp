@@ -8,6 +8,7 @@
 
 #include "collision/polytope.hpp"
 #include "collision/shape_geometry.hpp"
+#include "collision/terrain_contact.hpp"
 
 namespace hybridsim {
 namespace {
@@ -435,6 +436,11 @@ bool has_manifold_geometry(const Shape& shape) {
 void compute_contact_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                               const ManifoldReference* kept, ReferenceUse use,
                               ContactManifold& manifold) {
+  if (is_terrain(a) || is_terrain(b)) {
+    compute_terrain_manifold(a, X_WA, b, X_WB, manifold);
+    return;
+  }
+  manifold.unseen_distance = kInfinity;
   if (a.smoothing_radius > 0.0 || b.smoothing_radius > 0.0) {
     const SmoothedPair cores = place_cores(a, X_WA, b, X_WB);
     compute_contact_manifold(cores.core_a.shape, cores.X_WA, cores.core_b.shape, cores.X_WB, kept,
@@ -490,6 +496,9 @@ ManifoldPoint evaluate_manifold_point(const Shape& a, const Pose& X_WA, const Sh
                                       const Pose& X_WB, const ManifoldReference& reference,
                                       const Feature& feature_a, const Feature& feature_b,
                                       PointEvaluation what) {
+  if (reference.kind == ManifoldKind::terrain) {
+    return evaluate_terrain_point(a, X_WA, b, X_WB, feature_a, feature_b);
+  }
   if (reference.kind != ManifoldKind::single &&
       (a.smoothing_radius > 0.0 || b.smoothing_radius > 0.0)) {
     const SmoothedPair cores = place_cores(a, X_WA, b, X_WB);
@@ -525,6 +534,7 @@ ManifoldPoint evaluate_manifold_point(const Shape& a, const Pose& X_WA, const Sh
                            PlacedPolytope{polytope_b, X_WB}, what);
     }
     case ManifoldKind::single:
+    case ManifoldKind::terrain:  // returned above
       break;
   }
   ManifoldPoint point;

@@ -61,6 +61,7 @@ enum class ManifoldKind : std::uint8_t {
   halfspace,  // a polytope on a half-space: its vertices
   face_of_a,  // a face of A is the reference face, B's incident face is clipped to it
   face_of_b,  // a face of B is the reference face, A's incident face is clipped to it
+  terrain,    // a ball on a triangle surface: a point per local minimum of its distance
 };
 
 struct ManifoldReference {
@@ -87,6 +88,8 @@ inline constexpr int kMaxManifoldPoints = 16;
 struct ContactManifold {
   ManifoldReference reference;
   int count = 0;
+  // m: a lower bound of the distance of every candidate not listed (terrain lists the near ones).
+  double unseen_distance = kInfinity;
   std::array<ManifoldPoint, kMaxManifoldPoints> points;
 };
 
@@ -94,8 +97,13 @@ struct ContactManifold {
 // radius: its core's corners, grown) or a convex hull with no face above kMaxClippedFaceCorners.
 bool has_manifold_geometry(const Shape& shape);
 
-// Whether the pair has manifolds: both shapes do and they are not two half-spaces.
+// Whether the pair has manifolds: one is a terrain shape (mesh, heightmap), or both have manifold
+// geometry and they are not two half-spaces.
 inline bool has_contact_manifold(const Shape& a, const Shape& b) {
+  const auto terrain = [](const Shape& s) {
+    return s.type == ShapeType::mesh || s.type == ShapeType::heightmap;
+  };
+  if (terrain(a) || terrain(b)) return true;
   return has_manifold_geometry(a) && has_manifold_geometry(b) &&
          !(a.type == ShapeType::halfspace && b.type == ShapeType::halfspace);
 }

@@ -56,6 +56,10 @@ std::string shape_parameters(const Shape& shape) {
     }
     case ShapeType::halfspace:
       return "halfspace";
+    case ShapeType::mesh:
+      return "mesh";
+    case ShapeType::heightmap:
+      return "heightmap";
   }
   return "unknown shape";
 }

@@ -1,5 +1,7 @@
 #include "collision/shape_geometry.hpp"
 
+#include "collision/triangle_surface.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -50,7 +52,9 @@ Vec3 sharp_support_point_S(const Shape& shape, const Vec3& d) {
     case ShapeType::convex:
       return compute_hull_support_point_S(*shape.hull, d);
     case ShapeType::halfspace:
-      break;
+    case ShapeType::mesh:
+    case ShapeType::heightmap:
+      break;  // unbounded or not convex: no support function
   }
   return Vec3::Zero();
 }
@@ -117,6 +121,8 @@ SmoothingCore compute_smoothing_core(const Shape& shape) {
     case ShapeType::ellipsoid:
     case ShapeType::convex:
     case ShapeType::halfspace:
+    case ShapeType::mesh:
+    case ShapeType::heightmap:
       break;  // smooth already, or (convex) not rounded: the loader refuses a smoothing radius
   }
   return core;
@@ -144,6 +150,8 @@ double compute_shape_thickness(const Shape& shape) {
     case ShapeType::convex:
       return shape.hull->thickness;
     case ShapeType::halfspace:
+    case ShapeType::mesh:  // terrain on fixed bodies: the moving partner bounds the step
+    case ShapeType::heightmap:
       return kInfinity;
   }
   return kInfinity;
@@ -168,6 +176,9 @@ double compute_bounding_radius(const Shape& shape) {
       return shape.hull->bounding_radius;
     case ShapeType::halfspace:
       return kInfinity;
+    case ShapeType::mesh:
+    case ShapeType::heightmap:
+      return shape.surface->min_S.cwiseAbs().cwiseMax(shape.surface->max_S.cwiseAbs()).norm();
   }
   return kInfinity;
 }

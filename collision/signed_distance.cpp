@@ -10,6 +10,7 @@
 #include "collision/convex_distance.hpp"
 #include "collision/mpr_adapter.hpp"
 #include "collision/shape_geometry.hpp"
+#include "collision/terrain_contact.hpp"
 #include "core/errors.hpp"
 
 namespace hybridsim {
@@ -581,7 +582,11 @@ SignedDistance box_box(const Shape& a, const Pose& X_WA, const Shape& b, const P
 }  // namespace
 
 bool is_supported_shape_pair(ShapeType a, ShapeType b) {
-  // Every pair of convex shapes; two half-spaces have no distance.
+  // Every pair of convex shapes; two half-spaces have no distance; a terrain shape and a ball.
+  const auto terrain = [](ShapeType t) {
+    return t == ShapeType::mesh || t == ShapeType::heightmap;
+  };
+  if (terrain(a) || terrain(b)) return terrain(a) ? touches_terrain(b) : touches_terrain(a);
   return !(a == ShapeType::halfspace && b == ShapeType::halfspace);
 }
 
@@ -616,6 +621,7 @@ SignedDistance smoothed_pair(const Shape& a, const Pose& X_WA, const Shape& b, c
 SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
                                        const Pose& X_WB) {
   using enum ShapeType;
+  if (is_terrain(a) || is_terrain(b)) return compute_terrain_distance(a, X_WA, b, X_WB);
   if (a.smoothing_radius > 0.0 || b.smoothing_radius > 0.0) return smoothed_pair(a, X_WA, b, X_WB);
   if (a.type == sphere && b.type == sphere) return sphere_sphere(a, X_WA, b, X_WB);
   if (a.type == halfspace && b.type == sphere) return halfspace_sphere(a, X_WA, b, X_WB);

@@ -55,7 +55,21 @@ struct ContactMaterial {
 // Geometry of a shape: a sphere (radius), a box (half_extents), a half-space (normal_S, offset;
 // fixed bodies only), a capsule (radius, length: a cylinder along S's z axis with hemispherical
 // caps), a cylinder, a cone or frustum, an ellipsoid, or a convex polyhedron (hull).
-enum class ShapeType { sphere, box, halfspace, capsule, cylinder, cone, ellipsoid, convex };
+// mesh and heightmap: triangle surfaces (terrain) on fixed bodies, collision/triangle_surface.hpp.
+enum class ShapeType {
+  sphere,
+  box,
+  halfspace,
+  capsule,
+  cylinder,
+  cone,
+  ellipsoid,
+  convex,
+  mesh,
+  heightmap
+};
+
+struct TriangleSurface;  // collision/triangle_surface.hpp
 
 // A convex polyhedron, the hull of a point set (collision/convex_hull.hpp builds it), in the
 // shape frame S with its centroid (of volume) at S's origin. Constant once built; shapes share it.
@@ -123,6 +137,8 @@ struct Shape {
   double smoothing_radius = 0.0;
   // convex: the polyhedron, shared by copies of the shape (copying the pointer allocates nothing).
   std::shared_ptr<const ConvexHull> hull;
+  // mesh, heightmap: the triangles, shared like the hull.
+  std::shared_ptr<const TriangleSurface> surface;
 };
 
 // A rigid body with frame B. A free body has 13 states (core/rigid_body.hpp); a fixed body stays
@@ -209,10 +225,12 @@ inline double default_absolute_tolerance(double rtol) {
 
 // A loaded scene.
 struct Model {
-  std::string name = {};            // the scene's `name`; default: the file name, no extension
-  std::string description;          // free text from the scene; may be empty
-  std::string reference;            // what the scene is checked against, one line; may be empty
-  std::string source;               // the scene file it came from
+  std::string name = {};    // the scene's `name`; default: the file name, no extension
+  std::string description;  // free text from the scene; may be empty
+  std::string reference;    // what the scene is checked against, one line; may be empty
+  std::string source;       // the scene file it came from
+  // What the loader accepted but a user should know (skipped degenerate triangles, ...).
+  std::vector<std::string> warnings;
   Vec3 gravity_W{0.0, 0.0, -9.81};  // gravitational acceleration, world frame, m/s^2
   SimulationSettings simulation;
   ContactSettings contact;

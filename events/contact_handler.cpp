@@ -9,6 +9,7 @@
 
 #include "collision/polytope.hpp"
 #include "collision/shape_geometry.hpp"
+#include "collision/terrain_contact.hpp"
 #include "core/errors.hpp"
 
 namespace hybridsim {
@@ -43,6 +44,11 @@ double hunt_crossley_value(const Model& model, int shape, bool stiffness) {
 // lies this close (relative to the smaller shape's bounding radius): the event is found to far
 // better than this, and two points of one pair are never this close (clipping merges them).
 constexpr double kSamePointDistance = 1e-6;
+
+// The radius of the ball of a terrain pair (the shape that is not terrain).
+double terrain_ball_radius(const Model& model, int a, int b) {
+  return model.shapes[is_terrain(model.shapes[a]) ? b : a].radius;
+}
 
 EventRecord make_contact_record(const Model& model, double t, std::string_view crossing,
                                 const ContactPair& pair, EventRecord::Kind kind, double eps) {
@@ -124,6 +130,13 @@ SignedDistance compute_point_geometry(const Model& model, const ContactPair& poi
   const Pose& X_WB = X_WS[point.shape_b];
   if (point.reference.kind == ManifoldKind::single)
     return compute_signed_distance(a, X_WA, b, X_WB);
+  if (point.reference.kind == ManifoldKind::terrain) {
+    const ManifoldPoint now =
+        evaluate_terrain_point(a, X_WA, b, X_WB, point.walked_a, point.walked_b);
+    point.walked_a = now.feature_a;
+    point.walked_b = now.feature_b;
+    return now.geometry;
+  }
   return evaluate_manifold_point(a, X_WA, b, X_WB, point.reference, point.feature_a,
                                  point.feature_b, PointEvaluation::geometry)
       .geometry;
@@ -139,8 +152,10 @@ double compute_penetration_rate(const SignedDistance& geometry, const BodyKinema
 ContactHandler::ContactHandler(const Model& model)
     : model_(model), contact_eps_(model.contact.contact_eps), broadphase_(model) {
   manifold_geometry_.resize(model.shapes.size(), 0);
-  if (model.contact.points == ContactPoints::manifold) {
-    for (std::size_t i = 0; i < model.shapes.size(); ++i) {
+  for (std::size_t i = 0; i < model.shapes.size(); ++i) {
+    if (is_terrain(model.shapes[i])) {
+      manifold_geometry_[i] = kTerrain;
+    } else if (model.contact.points == ContactPoints::manifold) {
       manifold_geometry_[i] = has_manifold_geometry(model.shapes[i]) ? 1 : 0;
     }
   }
@@ -154,10 +169,27 @@ void ContactHandler::compute_crossings(std::span<const Pose> X_WS, double& z1, d
   // features, with its validity).
   z1 = kEmptyContactSetZ1;
   bool any_contact = false;
-  for (const IndexedPoint& point : contact_points_) {
+  for (std::size_t k = 0; k < contact_points_.size(); ++k) {
+    IndexedPoint& point = contact_points_[k];
     const int a = point.shape_a, b = point.shape_b;
     double term;
-    if (point.reference.kind == ManifoldKind::single) {
+    if (point.reference.kind == ManifoldKind::terrain) {
+      // Followed over the surface from where it was; two points of a pair that reach the same
+      // feature are one: an event merges them.
+      const ManifoldPoint p = evaluate_terrain_point(model_.shapes[a], X_WS[a], model_.shapes[b],
+                                                     X_WS[b], point.feature_a, point.feature_b);
+      point.feature_a = p.feature_a;
+      point.feature_b = p.feature_b;
+      point.p_WC = p.geometry.contact_point_W();
+      term = std::max(p.geometry.distance + eps, p.validity);
+      for (std::size_t j = k;
+           j-- > 0 && contact_points_[j].shape_a == a && contact_points_[j].shape_b == b;) {
+        if (contact_points_[j].feature_a == point.feature_a &&
+            contact_points_[j].feature_b == point.feature_b) {
+          term = std::max(term, 1.0);
+        }
+      }
+    } else if (point.reference.kind == ManifoldKind::single) {
       term =
           compute_signed_distance(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b]).distance +
           eps;
@@ -197,13 +229,20 @@ double ContactHandler::smallest_free_candidate_distance(int a, int b, std::span<
   ContactManifold manifold;
   compute_contact_manifold(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b], kept,
                            ReferenceUse::keep, manifold);
-  double smallest = kInfinity;
+  const bool terrain = manifold.reference.kind == ManifoldKind::terrain;
+  const double same_point_distance =
+      terrain ? kSamePointDistance * terrain_ball_radius(model_, a, b) : 0.0;
+  double smallest = manifold.unseen_distance;
   for (int k = 0; k < manifold.count; ++k) {
     const ManifoldPoint& candidate = manifold.points[static_cast<std::size_t>(k)];
     bool touching = false;
     for (int j = range.first; j < range.first + range.count && !touching; ++j) {
       const IndexedPoint& point = contact_points_[static_cast<std::size_t>(j)];
       touching = point.feature_a == candidate.feature_a && point.feature_b == candidate.feature_b;
+      // A terrain point held at a tie by another feature is the same point.
+      touching =
+          touching || (terrain && (point.p_WC - candidate.geometry.contact_point_W()).norm() <=
+                                      same_point_distance);
     }
     if (!touching) smallest = std::min(smallest, candidate.geometry.distance);
   }
@@ -251,6 +290,10 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   for (auto& [id, pair] : last_contact_dict_) {
     if (contact_dict_.contains(id)) continue;
     pair.geometry = compute_point_geometry(model_, pair, X_WS);
+    if (pair.reference.kind == ManifoldKind::terrain) {
+      pair.feature_a = pair.walked_a;  // where the point ended
+      pair.feature_b = pair.walked_b;
+    }
     records.push_back(
         make_contact_record(model_, t, crossing, pair, EventRecord::Kind::contact_end, eps));
   }
@@ -266,6 +309,10 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
 
 void ContactHandler::add_manifold_contacts(int a, int b, std::span<const Pose> X_WS,
                                            std::span<const BodyKinematics> bodies) {
+  if (manifold_geometry_[a] == kTerrain || manifold_geometry_[b] == kTerrain) {
+    add_terrain_contacts(a, b, X_WS, bodies);
+    return;
+  }
   const double eps = contact_eps_;
   const PairId pair_id = make_pair_id(a, b);
   const Shape& shape_a = model_.shapes[a];
@@ -379,6 +426,69 @@ void ContactHandler::add_manifold_contacts(int a, int b, std::span<const Pose> X
   }
 }
 
+void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_WS,
+                                          std::span<const BodyKinematics> bodies) {
+  const double eps = contact_eps_;
+  const PairId pair_id = make_pair_id(a, b);
+  const Shape& shape_a = model_.shapes[a];
+  const Shape& shape_b = model_.shapes[b];
+  const double same_point_distance = kSamePointDistance * terrain_ball_radius(model_, a, b);
+
+  // The points kept so far: their features and contact points.
+  struct Held {
+    Feature feature_a;
+    Feature feature_b;
+    Vec3 p_WC;
+  };
+  std::vector<Held> held;
+  const auto is_held = [&](const ManifoldPoint& point) {
+    return std::any_of(held.begin(), held.end(), [&](const Held& h) {
+      return (h.feature_a == point.feature_a && h.feature_b == point.feature_b) ||
+             (h.p_WC - point.geometry.contact_point_W()).norm() <= same_point_distance;
+    });
+  };
+  std::array<char, 2 * kMaxManifoldPoints> slot_used{};
+  const auto keep = [&](ContactPair& pair, const ManifoldPoint& point) {
+    pair.reference = {ManifoldKind::terrain, -1};
+    pair.feature_a = pair.walked_a = point.feature_a;
+    pair.feature_b = pair.walked_b = point.feature_b;
+    pair.geometry = point.geometry;
+    pair.validity_offset = 0.0;  // terrain points have no validity
+    held.push_back({point.feature_a, point.feature_b, point.geometry.contact_point_W()});
+    slot_used[static_cast<std::size_t>(pair.slot)] = 1;
+    contact_dict_.emplace(ContactId{pair_id, pair.slot}, pair);
+  };
+
+  // Points in contact continue where their walk over the surface takes them, keeping slot, v-
+  // and d_res; one that reached another's feature merges into it.
+  for (auto it = last_contact_dict_.lower_bound(ContactId{pair_id, 0});
+       it != last_contact_dict_.end() && it->first.pair == pair_id; ++it) {
+    ContactPair pair = it->second;
+    const ManifoldPoint now =
+        evaluate_terrain_point(shape_a, X_WS[a], shape_b, X_WS[b], pair.walked_a, pair.walked_b);
+    // A point past its feature's region ends; a candidate at the same place continues it.
+    if (!(now.geometry.distance < -2.0 * eps) || now.validity > 0.0 || is_held(now)) continue;
+    keep(pair, now);
+  }
+  // Then the candidates that none of them holds.
+  ContactManifold manifold;
+  compute_contact_manifold(shape_a, X_WS[a], shape_b, X_WS[b], nullptr, ReferenceUse::reassess,
+                           manifold);
+  for (int k = 0; k < manifold.count && static_cast<int>(held.size()) < kMaxManifoldPoints; ++k) {
+    const ManifoldPoint& point = manifold.points[static_cast<std::size_t>(k)];
+    if (!(point.geometry.distance < -2.0 * eps) || is_held(point)) continue;
+    ContactPair pair;
+    pair.shape_a = a;
+    pair.shape_b = b;
+    pair.law = resolve_contact_law(model_, a, b);
+    pair.pre_impact_normal_velocity =
+        compute_penetration_rate(point.geometry, bodies[shape_a.body], bodies[shape_b.body]);
+    pair.damping = compute_contact_damping(pair.law, pair.pre_impact_normal_velocity);
+    while (slot_used[static_cast<std::size_t>(pair.slot)] != 0) ++pair.slot;
+    keep(pair, point);
+  }
+}
+
 void ContactHandler::count_shape_pair_points() {
   // Points of the same shape pair (Gazebo's count, for laws that normalise by it): consecutive in
   // the dictionary.
@@ -395,7 +505,13 @@ std::vector<double> ContactHandler::stored_pairs() const {
   std::vector<double> stored;
   stored.reserve(kStoredNumbersPerPoint * contact_dict_.size());
   const auto number = [](auto value) { return static_cast<double>(value); };
-  for (const auto& [id, pair] : contact_dict_) {
+  for (const auto& [id, stored_pair] : contact_dict_) {
+    // Terrain points: where they are now, which a restored walk starts from.
+    ContactPair pair = stored_pair;
+    if (pair.reference.kind == ManifoldKind::terrain) {
+      pair.feature_a = pair.walked_a;
+      pair.feature_b = pair.walked_b;
+    }
     stored.insert(stored.end(),
                   {number(pair.shape_a), number(pair.shape_b), number(pair.slot),
                    number(static_cast<int>(pair.reference.kind)), number(pair.reference.face),
@@ -424,6 +540,13 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
   switch (point.reference.kind) {
     case ManifoldKind::single:
       return point.slot == 0 && fa.kind == FeatureKind::shape && fb.kind == FeatureKind::shape;
+    case ManifoldKind::terrain: {
+      if (is_terrain(a) == is_terrain(b)) return false;
+      const Shape& terrain = is_terrain(a) ? a : b;
+      const Feature& on_terrain = is_terrain(a) ? fa : fb;
+      const Feature& on_ball = is_terrain(a) ? fb : fa;
+      return on_ball == Feature{} && is_surface_feature(*terrain.surface, on_terrain);
+    }
     case ManifoldKind::closest:
       return !halfspace_a && !halfspace_b && fa.kind == FeatureKind::shape &&
              fb.kind == FeatureKind::shape;
@@ -477,7 +600,7 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
   }
   const auto shape_count = static_cast<double>(model_.shapes.size());
   const double kinds = static_cast<double>(static_cast<int>(FeatureKind::face_edge) + 1);
-  const double references = static_cast<double>(static_cast<int>(ManifoldKind::face_of_b) + 1);
+  const double references = static_cast<double>(static_cast<int>(ManifoldKind::terrain) + 1);
   contact_dict_.clear();
   for (std::size_t i = 0; i < stored.size(); i += n) {
     const auto v = stored.subspan(i, n);
@@ -508,6 +631,8 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
     pair.pre_impact_normal_velocity = v[11];
     pair.damping = v[12];
     pair.validity_offset = v[13];
+    pair.walked_a = pair.feature_a;
+    pair.walked_b = pair.feature_b;
     const Shape& shape_a = model_.shapes[pair.shape_a];
     const Shape& shape_b = model_.shapes[pair.shape_b];
     const bool manifold = pair.reference.kind != ManifoldKind::single;
@@ -550,8 +675,11 @@ void ContactHandler::index_contacts() {
           id.pair, PointRange{static_cast<int>(contact_points_.size()), 0});
       ++range->second.count;
     }
-    contact_points_.push_back(
-        {a, b, pair.reference, pair.feature_a, pair.feature_b, pair.validity_offset});
+    // Terrain points start their walks where the last evaluation left them.
+    const bool terrain = pair.reference.kind == ManifoldKind::terrain;
+    contact_points_.push_back({a, b, pair.reference, terrain ? pair.walked_a : pair.feature_a,
+                               terrain ? pair.walked_b : pair.feature_b, pair.validity_offset,
+                               pair.geometry.contact_point_W()});
     contact_set_.insert(a, b);
   }
 }

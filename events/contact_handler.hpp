@@ -81,8 +81,10 @@ class ContactHandler {
   void index_contacts();
   // Each point's count of points of the same shape pair.
   void count_shape_pair_points();
-  // Whether shapes a and b have manifolds in this model (contact.points and their geometry).
+  // Whether shapes a and b have manifolds in this model: a terrain shape with any other, else per
+  // contact.points and their geometry.
   bool is_manifold_pair(int a, int b) const {
+    if (manifold_geometry_[a] == kTerrain || manifold_geometry_[b] == kTerrain) return true;
     return manifold_geometry_[a] != 0 && manifold_geometry_[b] != 0 &&
            !(model_.shapes[a].type == ShapeType::halfspace &&
              model_.shapes[b].type == ShapeType::halfspace);
@@ -94,13 +96,19 @@ class ContactHandler {
   // The smallest distance of the candidate points of manifold pair (a, b) that are not in
   // contact.
   double smallest_free_candidate_distance(int a, int b, std::span<const Pose> X_WS);
+  // add_manifold_contacts for a terrain pair: lastContactDict's points that are still in contact,
+  // followed over the surface, then the candidates that none of them holds.
+  void add_terrain_contacts(int a, int b, std::span<const Pose> X_WS,
+                            std::span<const BodyKinematics> bodies);
 
   const Model& model_;
   double contact_eps_;
   Broadphase broadphase_;
   ContactDict contact_dict_;
   ContactDict last_contact_dict_;
-  std::vector<char> manifold_geometry_;  // per shape: takes part in manifolds
+  static constexpr char kTerrain = 2;
+  // per shape: takes part in manifolds (1), is a terrain shape (kTerrain), or neither (0)
+  std::vector<char> manifold_geometry_;
   // contactDict's points as a list (z1) and its shape pairs as a hash set (z2 skips the pairs of
   // single points): constant-time lookups and contiguous reads where the tree would cost log N
   // cache misses per pair.
@@ -111,6 +119,7 @@ class ContactHandler {
     Feature feature_a;
     Feature feature_b;
     double validity_offset;  // ContactPair::validity_offset
+    Vec3 p_WC;               // terrain points: the contact point when z1 last evaluated it
   };
   std::vector<IndexedPoint> contact_points_;
   PairSet contact_set_;

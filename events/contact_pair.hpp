@@ -54,6 +54,11 @@ struct ContactPair {
   // m: what z1 subtracts from the point's validity, so that a point that starts exactly on the
   // edge of its features (validity rounded above zero) starts below -eps all the same.
   double validity_offset = 0.0;
+  // Terrain points: the features that held the point when it was last evaluated, where the next
+  // evaluation starts its walk over the surface. A cache: from any start on the point's patch the
+  // walk ends at the same feature; the event that built the point sets them to its features.
+  mutable Feature walked_a;
+  mutable Feature walked_b;
   ContactLawParameters law;
 };
 

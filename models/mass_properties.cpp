@@ -58,6 +58,8 @@ double compute_shape_volume(const Shape& shape) {
     case ShapeType::convex:
       return integrate_hull_volume(*shape.hull).volume;
     case ShapeType::halfspace:
+    case ShapeType::mesh:  // terrain: fixed bodies only, no mass
+    case ShapeType::heightmap:
       return 0.0;
   }
   return 0.0;
@@ -123,6 +125,8 @@ Mat3 compute_shape_inertia(const Shape& shape, double mass) {
              mass * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
     }
     case ShapeType::halfspace:
+    case ShapeType::mesh:
+    case ShapeType::heightmap:
       return Mat3::Zero();
   }
   return Mat3::Zero();

@@ -25,4 +25,28 @@ std::vector<Vec3> read_mesh_vertices(const std::string& path) {
   return vertices;
 }
 
+MeshTriangles read_mesh_triangles(const std::string& path) {
+  tinyobj::ObjReader reader;
+  tinyobj::ObjReaderConfig config;
+  config.triangulate = true;  // polygons as fans, in their own order (their normal kept)
+  if (!reader.ParseFromFile(path, config)) {
+    throw InputError(fmt::format("mesh file '{}': {}", path,
+                                 reader.Error().empty() ? "cannot be read" : reader.Error()));
+  }
+  MeshTriangles mesh;
+  const auto& coordinates = reader.GetAttrib().vertices;
+  for (std::size_t i = 0; i + 2 < coordinates.size(); i += 3) {
+    mesh.vertices.emplace_back(coordinates[i], coordinates[i + 1], coordinates[i + 2]);
+  }
+  for (const auto& shape : reader.GetShapes()) {
+    const auto& indices = shape.mesh.indices;
+    for (std::size_t i = 0; i + 2 < indices.size(); i += 3) {
+      mesh.triangles.push_back(
+          {indices[i].vertex_index, indices[i + 1].vertex_index, indices[i + 2].vertex_index});
+    }
+  }
+  if (mesh.triangles.empty()) throw InputError(fmt::format("mesh file '{}': no face", path));
+  return mesh;
+}
+
 }  // namespace hybridsim

@@ -16,9 +16,11 @@
 
 #include "collision/convex_hull.hpp"
 #include "collision/shape_geometry.hpp"
+#include "collision/triangle_surface.hpp"
 #include "core/errors.hpp"
 #include "integrators/integrator.hpp"
 #include "models/contact_material_reader.hpp"
+#include "models/heightmap_reader.hpp"
 #include "models/joint_reader.hpp"
 #include "models/mass_properties.hpp"
 #include "models/mesh_reader.hpp"
@@ -151,11 +153,115 @@ Vec3 read_convex_hull(MapReader& reader, Shape& shape) {
   }
 }
 
+// The path of a file a scene names, relative to the scene file.
+std::string scene_relative_path(MapReader& reader, const std::string& file) {
+  const std::filesystem::path scene_dir = std::filesystem::path(reader.source().file).parent_path();
+  const std::filesystem::path path(file);
+  return (path.is_absolute() ? path : scene_dir / path).string();
+}
+
+// A triangle mesh: an OBJ `mesh` file, or inline `vertices` and `triangles` (vertex indices,
+// counter-clockwise seen from outside), each point scaled by `scale`.
+void read_triangle_mesh(MapReader& reader, Shape& shape, Model& model) {
+  shape.type = ShapeType::mesh;
+  if (reader.has("mesh") == reader.has("vertices")) {
+    reader.fail(reader.has("mesh") ? "mesh" : "vertices",
+                "a mesh needs either 'mesh' (an OBJ file) or 'vertices' with 'triangles'");
+  }
+  const double scale = reader.positive("scale", 1.0);
+  const std::string key = reader.has("mesh") ? "mesh" : "vertices";
+  MeshTriangles mesh;
+  try {
+    if (key == "mesh") {
+      mesh = read_mesh_triangles(scene_relative_path(reader, reader.required_string("mesh")));
+    } else {
+      const YAML::Node points = reader.sequence("vertices");
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        mesh.vertices.push_back(read_yaml_vec3(
+            reader.source(), points[i], fmt::format("{}[{}]", reader.path_of("vertices"), i)));
+      }
+      const YAML::Node triangles = reader.sequence("triangles");
+      for (std::size_t i = 0; i < triangles.size(); ++i) {
+        const std::string path = fmt::format("{}[{}]", reader.path_of("triangles"), i);
+        const Vec3 corners = read_yaml_vec3(reader.source(), triangles[i], path);
+        if (corners != corners.array().round().matrix()) {
+          throw_yaml_error(reader.source(), triangles[i], path, "vertex indices are integers");
+        }
+        mesh.triangles.push_back({static_cast<int>(corners.x()), static_cast<int>(corners.y()),
+                                  static_cast<int>(corners.z())});
+      }
+    }
+    for (Vec3& p : mesh.vertices) p *= scale;
+    TriangleSurface surface = build_mesh_surface(std::move(mesh.vertices), mesh.triangles);
+    if (surface.skipped_triangles > 0) {
+      model.warnings.push_back(fmt::format("{}: key '{}': {} degenerate triangles skipped",
+                                           reader.source().file, reader.path_of(key),
+                                           surface.skipped_triangles));
+    }
+    shape.surface = std::make_shared<const TriangleSurface>(std::move(surface));
+  } catch (const InputError& error) {
+    reader.fail(key, error.what());
+  }
+}
+
+// A heightmap: an `image` (PGM, PNG; size [x, y, z], gray 0..max to heights 0..z, the image's top
+// row at +y) or heights in metres, inline (`grid`, row 0 at -y) or from a `csv` file, with
+// size [x, y].
+void read_heightmap(MapReader& reader, Shape& shape) {
+  shape.type = ShapeType::heightmap;
+  const int given = static_cast<int>(reader.has("image")) + static_cast<int>(reader.has("grid")) +
+                    static_cast<int>(reader.has("csv"));
+  if (given != 1) reader.fail("image", "a heightmap needs exactly one of image, grid and csv");
+  const std::string key = reader.has("image") ? "image" : reader.has("grid") ? "grid" : "csv";
+  const YAML::Node size_node = reader.get("size");
+  if (!size_node || !size_node.IsSequence() || size_node.size() != (key == "image" ? 3u : 2u)) {
+    reader.fail("size", key == "image" ? "an image needs size [x, y, z] (m)"
+                                       : "a grid needs size [x, y] (m)");
+  }
+  std::vector<double> size;
+  for (std::size_t i = 0; i < size_node.size(); ++i) {
+    size.push_back(
+        read_yaml_number(reader.source(), size_node[i], indexed(reader.path_of("size"), i)));
+    if (!(size.back() > 0.0) && !(i == 2 && size.back() == 0.0)) {
+      reader.fail("size", "extents must be positive (the height range non-negative)");
+    }
+  }
+  std::vector<std::vector<double>> heights;
+  try {
+    if (key == "image") {
+      heights = read_gray_image(scene_relative_path(reader, reader.required_string("image")));
+      std::reverse(heights.begin(), heights.end());  // the top row lies at +y
+      for (auto& row : heights) {
+        for (double& level : row) level *= size[2];
+      }
+    } else if (key == "csv") {
+      heights = read_height_csv(scene_relative_path(reader, reader.required_string("csv")));
+    } else {
+      const YAML::Node rows = reader.sequence("grid");
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        auto& row = heights.emplace_back();
+        if (!rows[r].IsSequence()) {
+          throw_yaml_error(reader.source(), rows[r], indexed(reader.path_of("grid"), r),
+                           "a grid row is a list of heights");
+        }
+        for (std::size_t c = 0; c < rows[r].size(); ++c) {
+          row.push_back(read_yaml_number(reader.source(), rows[r][c],
+                                         fmt::format("{}[{}][{}]", reader.path_of("grid"), r, c)));
+        }
+      }
+    }
+    shape.surface =
+        std::make_shared<const TriangleSurface>(build_heightmap_surface(heights, size[0], size[1]));
+  } catch (const InputError& error) {
+    reader.fail(key, error.what());
+  }
+}
+
 void read_shape(MapReader& reader, Shape& shape, Model& model) {
   Vec3 hull_centroid_offset = Vec3::Zero();
-  const std::string type = reader.choice(
-      "type", "",
-      {"sphere", "box", "halfspace", "capsule", "cylinder", "cone", "ellipsoid", "convex"});
+  const std::string type = reader.choice("type", "",
+                                         {"sphere", "box", "halfspace", "capsule", "cylinder",
+                                          "cone", "ellipsoid", "convex", "mesh", "heightmap"});
   if (type == "sphere") {
     shape.type = ShapeType::sphere;
     shape.radius = reader.required_positive("radius");
@@ -197,6 +303,14 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
     shape.contact_sphere_radius = shape.radii.minCoeff();
   } else if (type == "convex") {
     hull_centroid_offset = read_convex_hull(reader, shape);
+  } else if (type == "mesh" || type == "heightmap") {
+    if (type == "mesh") {
+      read_triangle_mesh(reader, shape, model);
+    } else {
+      read_heightmap(reader, shape);
+    }
+    shape.contact_sphere_radius = kInfinity;  // flat faces: the ball's radius
+    shape.flat = true;
   } else if (type == "halfspace") {
     shape.type = ShapeType::halfspace;
     const Vec3 normal = reader.vec3("normal", Vec3::UnitZ());
@@ -368,8 +482,11 @@ void read_bodies(MapReader& root, Model& model) {
         if (other.name == shape.name) shape_reader.fail("name", "duplicate shape name");
       }
       read_shape(shape_reader, shape, model);
-      if (shape.type == ShapeType::halfspace && !body.fixed) {
-        shape_reader.fail("type", "a halfspace belongs to a fixed body");
+      if ((shape.type == ShapeType::halfspace || shape.type == ShapeType::mesh ||
+           shape.type == ShapeType::heightmap) &&
+          !body.fixed) {
+        shape_reader.fail(
+            "type", fmt::format("a {} belongs to a fixed body", shape_reader.string("type", "")));
       }
       shape_reader.reject_unknown_keys();
       body_shapes.push_back(shape);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hybridsim builds with, if any is missing (needs root or sudo).
 set -euo pipefail
-packages=(cmake gcc g++ make pkg-config libsundials-dev libsuitesparse-dev libeigen3-dev libccd-dev libqhull-dev libtinyobjloader-dev doctest-dev
+packages=(cmake gcc g++ make pkg-config libsundials-dev libsuitesparse-dev libeigen3-dev libccd-dev libqhull-dev libtinyobjloader-dev libpng-dev doctest-dev
           libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           libopenmpi-dev openmpi-bin python3 python3-matplotlib)
 missing=()

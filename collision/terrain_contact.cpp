@@ -1,0 +1,355 @@
+#include "collision/terrain_contact.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hybridsim {
+namespace {
+
+// Moves a walk may take: a ball's point moves a triangle or two between evaluations; a walk this
+// long ends its point at an event, which starts it afresh.
+constexpr int kMaxWalkSteps = 4096;
+
+const Vec3& vertex_of(const TriangleSurface& s, int t, int k) {
+  return s.vertices_S[static_cast<std::size_t>(s.triangles[static_cast<std::size_t>(t)][k % 3])];
+}
+
+// The outward perpendicular of edge k in the plane of triangle t, unit.
+Vec3 edge_outward(const TriangleSurface& s, int t, int k) {
+  return (vertex_of(s, t, k + 1) - vertex_of(s, t, k))
+      .cross(s.normals_S[static_cast<std::size_t>(t)])
+      .normalized();
+}
+
+// Edge k of triangle t named by the smaller of its two triangles.
+Feature canonical_edge(const TriangleSurface& s, int t, int k) {
+  const int u = s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)];
+  if (u >= 0 && u < t) {
+    const auto& own = s.triangles[static_cast<std::size_t>(t)];
+    const auto& other = s.triangles[static_cast<std::size_t>(u)];
+    for (int j = 0; j < 3; ++j) {
+      if (other[j] == own[(k + 1) % 3] && other[(j + 1) % 3] == own[k]) {
+        return {FeatureKind::face_edge, u, j};
+      }
+    }
+  }
+  return {FeatureKind::face_edge, t, k};
+}
+
+// Where c stands to face t: the edge to cross (-1 when the face holds it), how far beyond it c
+// lies, and how far beyond the face's valley edges (the face's plane holds on there: the solid is
+// the union of both faces' half-spaces).
+struct FaceExit {
+  int edge = -1;
+  double beyond = 0.0;         // m, over the edge to cross
+  double beyond_valley = 0.0;  // m, over the farthest valley edge (0: none)
+};
+FaceExit face_exit(const TriangleSurface& s, int t, const Vec3& c) {
+  const auto ti = static_cast<std::size_t>(t);
+  FaceExit exit;
+  for (int k = 0; k < 3; ++k) {
+    const double beyond = edge_outward(s, t, k).dot(c - vertex_of(s, t, k));
+    if (s.creases[ti][static_cast<std::size_t>(k)] == Crease::concave) {
+      exit.beyond_valley = std::max(exit.beyond_valley, beyond);
+    } else if (beyond > exit.beyond) {
+      exit.beyond = beyond;
+      exit.edge = k;
+    }
+  }
+  return exit;
+}
+
+struct Step {
+  bool holds = false;  // the feature holds the point (`point` is set), else move to `next`
+  Feature next;
+  SurfacePoint point;
+};
+
+// The point stays with its feature past the feature's region, where moving on would make its
+// distance jump: `beyond` (m, > 0) is its validity, so that the crossing function z1 makes the
+// move an event.
+Step stay(const SurfacePoint& point, double beyond) {
+  Step step;
+  step.holds = true;
+  step.point = point;
+  step.point.validity = beyond;
+  return step;
+}
+
+Step step_face(const TriangleSurface& s, int t, const Vec3& c) {
+  const Vec3& n = s.normals_S[static_cast<std::size_t>(t)];
+  const double height = n.dot(c - vertex_of(s, t, 0));
+  const SurfacePoint here{{FeatureKind::face, t, 0}, c - height * n, n, height};
+  const FaceExit exit = face_exit(s, t, c);
+  if (exit.edge < 0) return stay(here, -kInfinity);
+  const auto k = static_cast<std::size_t>(exit.edge);
+  Step step;
+  if (s.creases[static_cast<std::size_t>(t)][k] == Crease::flat) {
+    step.next = {FeatureKind::face, s.neighbours[static_cast<std::size_t>(t)][k], 0};
+    return step;
+  }
+  // Over a ridge or the border: onto the edge, unless the plane already holds on past a valley.
+  if (exit.beyond_valley > 0.0) return stay(here, std::min(exit.beyond, exit.beyond_valley));
+  step.next = canonical_edge(s, t, exit.edge);
+  return step;
+}
+
+Step step_edge(const TriangleSurface& s, int t, int k, const Vec3& c) {
+  const Vec3& a = vertex_of(s, t, k);
+  const Vec3 e = vertex_of(s, t, k + 1) - a;
+  const double along = e.dot(c - a) / e.squaredNorm();
+  Step step;
+  if (along <= 0.0 || along >= 1.0) {
+    step.next = {FeatureKind::vertex,
+                 s.triangles[static_cast<std::size_t>(t)][along <= 0.0 ? k : (k + 1) % 3], 0};
+    return step;
+  }
+  const Vec3 q = a + along * e;
+  const Vec3 u = c - q;
+  // Into a face whose side c lies over.
+  const int other = s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)];
+  double deepest = u.dot(-edge_outward(s, t, k));
+  int into = deepest > 0.0 ? t : -1;
+  Vec3 n_mean = s.normals_S[static_cast<std::size_t>(t)];
+  if (other >= 0) {
+    const auto& tri = s.triangles[static_cast<std::size_t>(t)];
+    const auto& otri = s.triangles[static_cast<std::size_t>(other)];
+    for (int j = 0; j < 3; ++j) {
+      if (otri[j] == tri[(k + 1) % 3] && otri[(j + 1) % 3] == tri[k]) {
+        const double over = u.dot(-edge_outward(s, other, j));
+        if (over > deepest && over > 0.0) deepest = over, into = other;
+      }
+    }
+    n_mean += s.normals_S[static_cast<std::size_t>(other)];
+  }
+  if (into >= 0) {
+    step.next = {FeatureKind::face, into, 0};
+    return step;
+  }
+  const double height = u.norm();
+  return stay(
+      {canonical_edge(s, t, k), q, height > 0.0 ? Vec3(u / height) : n_mean.normalized(), height},
+      -kInfinity);
+}
+
+Step step_vertex(const TriangleSurface& s, int v, const Vec3& c) {
+  const Vec3& p = s.vertices_S[static_cast<std::size_t>(v)];
+  const Vec3 u = c - p;
+  // c leaves the vertex's cone towards the edge it rises along most; along a valley's edge that
+  // would make the distance jump (a saddle), so the point stays.
+  double steepest = 0.0;
+  double steepest_valley = 0.0;
+  Feature next;
+  Vec3 n_sum = Vec3::Zero();
+  for (int i = s.fan_start[static_cast<std::size_t>(v)];
+       i < s.fan_start[static_cast<std::size_t>(v) + 1]; ++i) {
+    const int t = s.fan_triangles[static_cast<std::size_t>(i)];
+    const auto& tri = s.triangles[static_cast<std::size_t>(t)];
+    n_sum += s.normals_S[static_cast<std::size_t>(t)];
+    const int at = tri[0] == v ? 0 : tri[1] == v ? 1 : 2;
+    // The two edges of t at v: k = at (v -> next) and k = at + 2 (previous -> v).
+    for (const int k : {at, (at + 2) % 3}) {
+      const int w = tri[k == at ? (at + 1) % 3 : (at + 2) % 3];
+      const Vec3 d = s.vertices_S[static_cast<std::size_t>(w)] - p;
+      const double slope = u.dot(d) / d.norm();
+      if (s.creases[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)] == Crease::concave) {
+        steepest_valley = std::max(steepest_valley, slope);
+      } else if (slope > steepest) {
+        steepest = slope;
+        next = canonical_edge(s, t, k);
+      }
+    }
+  }
+  if (steepest > 0.0) {
+    Step step;
+    step.next = next;
+    return step;
+  }
+  const double height = u.norm();
+  return stay({{FeatureKind::vertex, v, 0},
+               p,
+               height > 0.0 ? Vec3(u / height) : n_sum.normalized(),
+               height},
+              steepest_valley > 0.0 ? steepest_valley : -kInfinity);
+}
+
+Step step_from(const TriangleSurface& s, const Feature& f, const Vec3& c) {
+  switch (f.kind) {
+    case FeatureKind::face:
+      return step_face(s, f.index, c);
+    case FeatureKind::face_edge:
+      return step_edge(s, f.index, f.index2, c);
+    default:
+      return step_vertex(s, f.index, c);
+  }
+}
+
+bool same_point(const SurfacePoint& p, const SurfacePoint& q, double size) {
+  return (p.q_S - q.q_S).norm() <= 1e-12 * size && p.n_S.dot(q.n_S) >= 1.0 - 1e-12;
+}
+
+}  // namespace
+
+SurfacePoint follow_surface_point(const TriangleSurface& surface, const Vec3& c_S,
+                                  const Feature& start) {
+  Feature feature = start;
+  for (int steps = 0; steps < kMaxWalkSteps; ++steps) {
+    const Step step = step_from(surface, feature, c_S);
+    if (step.holds) return step.point;
+    feature = step.next;
+  }
+  SurfacePoint lost = step_from(surface, start, c_S).point;
+  lost.validity = 1.0;  // an event starts the point afresh
+  return lost;
+}
+
+int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double reach,
+                        std::span<SurfacePoint> out) {
+  int found = 0;
+  int kept = 0;
+  const double size = surface.size();
+  // A candidate is a feature that holds the point within its region.
+  const auto offer = [&](const Step& step) {
+    if (!step.holds || step.point.validity > 0.0 || step.point.height > reach) return;
+    for (int i = 0; i < kept; ++i) {
+      if (same_point(out[static_cast<std::size_t>(i)], step.point, size)) return;
+    }
+    ++found;
+    // Insert by height, the nearest first, keeping out.size().
+    int at = kept;
+    while (at > 0 && out[static_cast<std::size_t>(at - 1)].height > step.point.height) --at;
+    if (at >= static_cast<int>(out.size())) return;
+    if (kept < static_cast<int>(out.size())) ++kept;
+    for (int i = kept - 1; i > at; --i) {
+      out[static_cast<std::size_t>(i)] = out[static_cast<std::size_t>(i - 1)];
+    }
+    out[static_cast<std::size_t>(at)] = step.point;
+  };
+  surface.for_each_triangle_near(c_S, reach, [&](int t) {
+    const auto ti = static_cast<std::size_t>(t);
+    // A face holds a ball whose centre is over it, in front (a ball behind a thin wall does not
+    // touch its far side).
+    const Step face = step_face(surface, t, c_S);
+    if (face.holds && face.point.height > 0.0) offer(face);
+    for (int k = 0; k < 3; ++k) {
+      const Crease crease = surface.creases[ti][static_cast<std::size_t>(k)];
+      if (crease != Crease::convex && crease != Crease::boundary) continue;
+      const Feature edge = canonical_edge(surface, t, k);
+      if (edge.index != t) continue;  // reported by its other triangle
+      offer(step_edge(surface, t, k, c_S));
+    }
+    for (const int v : surface.triangles[ti]) {
+      if (surface.fan_triangles[static_cast<std::size_t>(
+              surface.fan_start[static_cast<std::size_t>(v)])] != t) {
+        continue;  // reported by its first triangle
+      }
+      offer(step_vertex(surface, v, c_S));
+    }
+  });
+  return found;
+}
+
+bool is_surface_feature(const TriangleSurface& surface, const Feature& feature) {
+  const auto triangles = static_cast<int>(surface.triangles.size());
+  switch (feature.kind) {
+    case FeatureKind::face:
+      return feature.index >= 0 && feature.index < triangles && feature.index2 == 0;
+    case FeatureKind::face_edge:
+      return feature.index >= 0 && feature.index < triangles && feature.index2 >= 0 &&
+             feature.index2 < 3;
+    case FeatureKind::vertex:
+      return feature.index >= 0 && feature.index < static_cast<int>(surface.vertices_S.size()) &&
+             surface.fan_start[static_cast<std::size_t>(feature.index) + 1] >
+                 surface.fan_start[static_cast<std::size_t>(feature.index)] &&
+             feature.index2 == 0;
+    default:
+      return false;
+  }
+}
+
+}  // namespace hybridsim
+
+namespace hybridsim {
+namespace {
+
+// Candidates are searched this far from the ball (relative to its radius): the crossing function
+// z2 needs only those near contact, and the search covers a cap of the ball, not its width.
+constexpr double kTerrainSearchMargin = 0.01;
+
+// A terrain pair as (surface, ball), with whether the ball is A.
+struct TerrainPair {
+  const Shape& terrain;
+  const Pose& X_WT;
+  const Shape& ball;
+  const Pose& X_WB;
+  bool ball_is_a;
+};
+
+TerrainPair order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
+  if (is_terrain(a)) return {a, X_WA, b, X_WB, false};
+  return {b, X_WB, a, X_WA, true};
+}
+
+Vec3 centre_in_terrain(const TerrainPair& p) {
+  return p.X_WT.rotation.transpose() * (p.X_WB.translation - p.X_WT.translation);
+}
+
+// A surface point as a manifold point of the pair: the ball's distance, the normal from A to B.
+ManifoldPoint to_manifold_point(const TerrainPair& p, const SurfacePoint& s) {
+  ManifoldPoint point;
+  const Vec3 n_W = p.X_WT.rotation * s.n_S;
+  const Vec3 on_surface_W = p.X_WT.transform_point(s.q_S);
+  const Vec3 on_ball_W = p.X_WB.translation - p.ball.radius * n_W;
+  point.geometry.distance = s.height - p.ball.radius;
+  point.geometry.n_AB_W = p.ball_is_a ? Vec3(-n_W) : n_W;
+  point.geometry.p_A_W = p.ball_is_a ? on_ball_W : on_surface_W;
+  point.geometry.p_B_W = p.ball_is_a ? on_surface_W : on_ball_W;
+  point.validity = s.validity;
+  (p.ball_is_a ? point.feature_b : point.feature_a) = s.feature;
+  (p.ball_is_a ? point.feature_a : point.feature_b) = Feature{};
+  return point;
+}
+
+}  // namespace
+
+void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                              ContactManifold& manifold) {
+  const TerrainPair p = order(a, X_WA, b, X_WB);
+  std::array<SurfacePoint, kMaxManifoldPoints> found;
+  const double radius = p.ball.radius;
+  const double margin = kTerrainSearchMargin * radius;
+  const int count = std::min(
+      find_surface_points(*p.terrain.surface, centre_in_terrain(p), radius + margin, found),
+      kMaxManifoldPoints);
+  manifold.reference = {ManifoldKind::terrain, -1};
+  manifold.count = count;
+  manifold.unseen_distance = margin;
+  for (int k = 0; k < count; ++k) {
+    manifold.points[static_cast<std::size_t>(k)] =
+        to_manifold_point(p, found[static_cast<std::size_t>(k)]);
+  }
+}
+
+ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Shape& b,
+                                     const Pose& X_WB, const Feature& feature_a,
+                                     const Feature& feature_b) {
+  const TerrainPair p = order(a, X_WA, b, X_WB);
+  const Feature& start = p.ball_is_a ? feature_b : feature_a;
+  return to_manifold_point(p,
+                           follow_surface_point(*p.terrain.surface, centre_in_terrain(p), start));
+}
+
+SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const Shape& b,
+                                        const Pose& X_WB) {
+  const TerrainPair p = order(a, X_WA, b, X_WB);
+  const TriangleSurface& surface = *p.terrain.surface;
+  const Vec3 c_S = centre_in_terrain(p);
+  // Far enough to hold the nearest vertex, hence some candidate.
+  const Vec3 nearest_in_bounds = c_S.cwiseMax(surface.min_S).cwiseMin(surface.max_S);
+  const double reach = (c_S - nearest_in_bounds).norm() + surface.size() + p.ball.radius;
+  std::array<SurfacePoint, 1> nearest;
+  if (find_surface_points(surface, c_S, reach, nearest) == 0) return {};
+  return to_manifold_point(p, nearest[0]).geometry;
+}
+
+}  // namespace hybridsim

@@ -1,0 +1,76 @@
+// A ball against a triangle surface (design.md §4b): where its centre c is nearest the surface.
+//
+// The candidates are the local minima of the distance from c to the surface, each at one
+// feature: a face (c over it), an edge of a ridge or of the border (c in the wedge outside it),
+// a vertex (c in the cone outside it). They partition the space outside a convex patch, so that a
+// ball on a ridge or a triangulated plane has one point, which moves from feature to feature
+// continuously: no double counting at shared edges and vertices. In a valley (a concave edge)
+// each face holds a point of its own over its plane extended beyond the valley's edge: the solid
+// there is the union of the faces' half-spaces, and a ball in a V-groove touches both.
+// A contact point follows its ball by walking from the feature that held it to the neighbouring
+// one that holds it now, so that it keeps its identity across triangles with no event.
+#pragma once
+
+#include <span>
+
+#include "collision/contact_manifold.hpp"
+#include "collision/triangle_surface.hpp"
+
+namespace hybridsim {
+
+// The point of a surface nearest a ball's centre c, at one feature.
+struct SurfacePoint {
+  // face t: {face, t}; the edge k of triangle t (the smaller of its two triangles):
+  // {face_edge, t, k}; vertex v: {vertex, v}
+  Feature feature;
+  Vec3 q_S = Vec3::Zero();   // the feature's point nearest c, m
+  Vec3 n_S = Vec3::UnitZ();  // unit normal from the surface towards c
+  double height = 0.0;       // n_S . (c - q_S), m: the distance of c, < 0 below a face
+  // m: <= 0 while the feature holds the point; > 0 where the point stayed with its feature past
+  // its region because moving on would make its distance jump (a saddle, a ridge met past a
+  // valley), which an event must settle.
+  double validity = -kInfinity;
+};
+
+// The point held by `start` (a feature of this surface) moved to the feature that holds it at
+// c_S, over moves that keep its distance continuous (flat edges, ridges, convex corners); where
+// none does, it stays, with a positive validity. Allocates nothing.
+SurfacePoint follow_surface_point(const TriangleSurface& surface, const Vec3& c_S,
+                                  const Feature& start);
+
+// The candidate points of a ball at c_S whose nearest points lie within `reach` (m) of it, the
+// nearest first, at most out.size(). Returns how many were found (before the cut). Allocates
+// nothing.
+int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double reach,
+                        std::span<SurfacePoint> out);
+
+// Whether `feature` names a face, edge or vertex of this surface as SurfacePoint does.
+bool is_surface_feature(const TriangleSurface& surface, const Feature& feature);
+
+// Whether the shape is a triangle surface (mesh, heightmap).
+inline bool is_terrain(const Shape& shape) {
+  return shape.type == ShapeType::mesh || shape.type == ShapeType::heightmap;
+}
+
+// The shapes that may touch a terrain shape (a ball for now).
+inline bool touches_terrain(ShapeType type) {
+  return type == ShapeType::sphere;
+}
+
+// The candidate points of a terrain shape and a ball (either order) whose distance is below 1% of
+// the ball's radius; `manifold.unseen_distance` is that margin, a lower bound of every other
+// candidate's distance. Features on the ball's side are `shape`.
+void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
+                              ContactManifold& manifold);
+
+// The point of a terrain pair that the surface feature among feature_a / feature_b held, followed
+// to the feature that holds it now (the point's features say which).
+ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Shape& b,
+                                     const Pose& X_WB, const Feature& feature_a,
+                                     const Feature& feature_b);
+
+// The pair's nearest candidate (seed 002's one point per pair), searched as far as needed.
+SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const Shape& b,
+                                        const Pose& X_WB);
+
+}  // namespace hybridsim
