@@ -1,0 +1,263 @@
+// Triangle surfaces and ball contacts on them (design.md §4b), against brute force and geometry:
+// the neighbours and creases of known shapes, the hierarchy's query against testing every
+// triangle, the candidates against the definition of a local minimum of the distance, the
+// following of a point against continuity, and bad input refused with its place named.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "collision/terrain_contact.hpp"
+#include "collision/triangle_surface.hpp"
+#include "core/errors.hpp"
+
+namespace hybridsim {
+namespace {
+
+// A unit square [0,1]^2 at z = 0 split along its diagonal, and a V-groove of two planes at +-beta
+// meeting along the y axis: a valley (concave) seen from above, or a ridge when `ridge`.
+TriangleSurface make_groove(double beta, bool ridge) {
+  const double s = ridge ? -std::tan(beta) : std::tan(beta);
+  std::vector<Vec3> v = {{-1, -1, s}, {0, -1, 0}, {1, -1, s}, {-1, 1, s}, {0, 1, 0}, {1, 1, s}};
+  return build_mesh_surface(v, {{0, 1, 4}, {0, 4, 3}, {1, 2, 5}, {1, 5, 4}});
+}
+
+// A flat square of side 2 (centred at the origin, z = 0) triangulated at random: jittered grid
+// points, random diagonals.
+TriangleSurface make_random_floor(int cells, unsigned seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+  std::bernoulli_distribution flip(0.5);
+  const double h = 2.0 / cells;
+  std::vector<Vec3> v;
+  for (int j = 0; j <= cells; ++j) {
+    for (int i = 0; i <= cells; ++i) {
+      const bool inside = i > 0 && i < cells && j > 0 && j < cells;
+      v.emplace_back(-1.0 + (i + (inside ? jitter(random) : 0.0)) * h,
+                     -1.0 + (j + (inside ? jitter(random) : 0.0)) * h, 0.0);
+    }
+  }
+  std::vector<std::array<int, 3>> t;
+  for (int j = 0; j < cells; ++j) {
+    for (int i = 0; i < cells; ++i) {
+      const int a = j * (cells + 1) + i, b = a + 1, c = a + cells + 2, d = a + cells + 1;
+      if (flip(random)) {
+        t.push_back({a, b, c});
+        t.push_back({a, c, d});
+      } else {
+        t.push_back({a, b, d});
+        t.push_back({b, c, d});
+      }
+    }
+  }
+  return build_mesh_surface(v, t);
+}
+
+// The distance from c to triangle t (brute force: the plane inside, else the nearest edge).
+double distance_to_triangle(const TriangleSurface& s, int t, const Vec3& c) {
+  const auto& tri = s.triangles[static_cast<std::size_t>(t)];
+  const Vec3 &a = s.vertices_S[tri[0]], &b = s.vertices_S[tri[1]], &d = s.vertices_S[tri[2]];
+  const Vec3 n = s.normals_S[static_cast<std::size_t>(t)];
+  const Vec3 p = c - n.dot(c - a) * n;
+  const bool inside = (b - a).cross(p - a).dot(n) >= 0 && (d - b).cross(p - b).dot(n) >= 0 &&
+                      (a - d).cross(p - d).dot(n) >= 0;
+  if (inside) return std::abs(n.dot(c - a));
+  double best = kInfinity;
+  for (const auto& [p0, p1] : {std::pair{a, b}, std::pair{b, d}, std::pair{d, a}}) {
+    const Vec3 e = p1 - p0;
+    const double along = std::clamp(e.dot(c - p0) / e.squaredNorm(), 0.0, 1.0);
+    best = std::min(best, (c - (p0 + along * e)).norm());
+  }
+  return best;
+}
+
+TEST_CASE("triangle surface: neighbours and creases of a valley and a ridge") {
+  for (const bool ridge : {false, true}) {
+    const TriangleSurface s = make_groove(0.3, ridge);
+    REQUIRE(s.triangles.size() == 4);
+    // Triangle 0 (0,1,4): edge 1 (1 -> 4) is the groove's axis, shared with triangle 3.
+    CHECK(s.neighbours[0][1] == 3);
+    CHECK(s.creases[0][1] == (ridge ? Crease::convex : Crease::concave));
+    // Its diagonal (4 -> 0) is flat, shared with triangle 1; edge 0 (0 -> 1) is the border.
+    CHECK(s.neighbours[0][2] == 1);
+    CHECK(s.creases[0][2] == Crease::flat);
+    CHECK(s.creases[0][0] == Crease::boundary);
+    // Every normal points up (counter-clockwise from above).
+    for (const Vec3& n : s.normals_S) CHECK(n.z() > 0.9);
+  }
+}
+
+TEST_CASE("triangle surface: the hierarchy and the grid find exactly the triangles near a point") {
+  // Against testing every triangle's box: nothing missed, nothing far reported.
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> coordinate(-1.2, 1.2), radius(0.001, 0.3);
+  std::vector<std::vector<double>> heights(33, std::vector<double>(41));
+  for (int r = 0; r < 33; ++r) {
+    for (int c = 0; c < 41; ++c) {
+      heights[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)] =
+          0.1 * std::sin(0.3 * r * c);
+    }
+  }
+  const TriangleSurface surfaces[] = {make_random_floor(20, 3),
+                                      build_heightmap_surface(heights, 2.0, 1.6)};
+  for (const TriangleSurface& s : surfaces) {
+    for (int trial = 0; trial < 200; ++trial) {
+      const Vec3 c(coordinate(random), coordinate(random), 0.5 * coordinate(random));
+      const double reach = radius(random);
+      std::vector<char> seen(s.triangles.size(), 0);
+      s.for_each_triangle_near(c, reach, [&](int t) { ++seen[static_cast<std::size_t>(t)]; });
+      for (std::size_t t = 0; t < s.triangles.size(); ++t) {
+        Vec3 low = Vec3::Constant(kInfinity), high = -low;
+        for (const int v : s.triangles[t]) {
+          low = low.cwiseMin(s.vertices_S[v]);
+          high = high.cwiseMax(s.vertices_S[v]);
+        }
+        CAPTURE(t);
+        CHECK(seen[t] <= 1);
+        // A triangle within reach is always visited (a grid visits its cell's pair, so it may
+        // visit a neighbour of one that is near; a hierarchy's leaf its four).
+        if (squared_distance_to_box(c, low, high) <= reach * reach) CHECK(seen[t] == 1);
+        if (seen[t] == 1)
+          CHECK(squared_distance_to_box(c, low, high) <= 4.0 * (reach + 0.2) * (reach + 0.2));
+      }
+    }
+  }
+}
+
+TEST_CASE("triangle surface: a heightmap's grid is laid out as the scene format says") {
+  // Row 0 at y = -Y/2, column 0 at x = -X/2, the points spanning the extent.
+  const TriangleSurface s = build_heightmap_surface({{0.0, 0.1, 0.2}, {0.3, 0.4, 0.5}}, 4.0, 1.0);
+  REQUIRE(s.vertices_S.size() == 6);
+  CHECK(s.vertices_S[0] == Vec3(-2.0, -0.5, 0.0));
+  CHECK(s.vertices_S[2] == Vec3(2.0, -0.5, 0.2));
+  CHECK(s.vertices_S[5] == Vec3(2.0, 0.5, 0.5));
+  CHECK(s.triangles.size() == 4);
+  for (const Vec3& n : s.normals_S) CHECK(n.z() > 0.0);
+}
+
+TEST_CASE("triangle surface: bad input is refused with its place, degenerate triangles counted") {
+  const auto message = [](auto&& build) {
+    try {
+      build();
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(message([] {
+          build_heightmap_surface({{0, 0}, {0, kNaN}}, 1, 1);
+        }) == "the height at row 1, column 1 is nan");
+  CHECK(message([] {
+          build_heightmap_surface({{0, 0}, {0, kInfinity}}, 1, 1);
+        }).find("row 1, column 1") != std::string::npos);
+  CHECK(message([] {
+          build_heightmap_surface({{0, 0}, {0}}, 1, 1);
+        }) == "row 1 has 1 heights, row 0 has 2");
+  CHECK(message([] {
+          build_heightmap_surface({{0, 0}}, 1, 1);
+        }).find("at least 2 rows") != std::string::npos);
+  // Above 2^24 cells: refused from the counts alone (the rows hold one height each, so nothing
+  // of the grid's size was allocated).
+  std::vector<std::vector<double>> tall(4097, std::vector<double>(1));
+  tall[0].assign(4098, 0.0);
+  CHECK(message([&] { build_heightmap_surface(tall, 1, 1); }).find("more than the 16777216") !=
+        std::string::npos);
+  CHECK(message([] {
+          build_mesh_surface({{0, 0, 0}, {1, 0, 0}, {0, kNaN, 0}}, {{0, 1, 2}});
+        }) == "vertex 2 is not finite (0, nan, 0)");
+  CHECK(message([] {
+          build_mesh_surface({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, {{0, 1, 3}});
+        }) == "triangle 0 names vertex 3 (there are 3 vertices)");
+  // Two triangles running the same way along an edge: their normals disagree.
+  CHECK(message([] {
+          build_mesh_surface({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}, {{0, 1, 2}, {0, 1, 3}});
+        }).find("normals disagree") != std::string::npos);
+  // A degenerate triangle (zero area, repeated vertex) is skipped and counted.
+  const TriangleSurface s = build_mesh_surface({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {2, 0, 0}},
+                                               {{0, 1, 2}, {0, 1, 3}, {0, 0, 2}});
+  CHECK(s.triangles.size() == 1);
+  CHECK(s.skipped_triangles == 2);
+  CHECK(message([] {
+          build_mesh_surface({{0, 0, 0}, {1, 0, 0}, {2, 0, 0}}, {{0, 1, 2}});
+        }) == "no triangle with a non-zero area");
+}
+
+TEST_CASE("terrain contact: the candidates are the local minima of the distance, each once") {
+  // On a randomly triangulated floor a ball has exactly one candidate wherever it is: its foot,
+  // at its height, whether over a face, an edge or a vertex (no double counting).
+  const TriangleSurface floor = make_random_floor(10, 11);
+  std::mt19937 random(5);
+  std::uniform_real_distribution<double> coordinate(-0.9, 0.9);
+  std::array<SurfacePoint, 16> found;
+  for (int trial = 0; trial < 500; ++trial) {
+    const Vec3 c(coordinate(random), coordinate(random), 0.05 + 0.01 * coordinate(random));
+    REQUIRE(find_surface_points(floor, c, 0.2, found) == 1);
+    CHECK(found[0].height == doctest::Approx(c.z()).epsilon(1e-14));
+    CHECK((found[0].q_S - Vec3(c.x(), c.y(), 0.0)).norm() < 1e-14);
+  }
+  // At a vertex of the floor exactly: still one.
+  const Vec3 on_vertex = floor.vertices_S[60] + Vec3(0, 0, 0.05);
+  CHECK(find_surface_points(floor, on_vertex, 0.2, found) == 1);
+
+  // A ridge: over its crest the edge holds the point, at the distance to the crest line; the
+  // normal turns from one face's to the other's.
+  const TriangleSurface ridge = make_groove(0.4, true);
+  const Vec3 over_crest(0.01, 0.2, 0.3);
+  REQUIRE(find_surface_points(ridge, over_crest, 1.0, found) == 1);
+  CHECK(found[0].feature.kind == FeatureKind::face_edge);
+  CHECK(found[0].height == doctest::Approx(std::hypot(0.01, 0.3)).epsilon(1e-14));
+  // Against brute force: the candidate's height is the distance to the nearest triangle.
+  std::mt19937 more(9);
+  std::uniform_real_distribution<double> x(-0.8, 0.8), z(0.05, 0.6);
+  for (int trial = 0; trial < 500; ++trial) {
+    const Vec3 c(x(more), 0.9 * x(more), z(more));
+    double nearest = kInfinity;
+    for (int t = 0; t < 4; ++t) nearest = std::min(nearest, distance_to_triangle(ridge, t, c));
+    REQUIRE(find_surface_points(ridge, c, 2.0, found) == 1);
+    CHECK(found[0].height == doctest::Approx(nearest).epsilon(1e-13));
+  }
+
+  // A V-groove (valley): a ball over its axis touches both faces, each at its plane's distance.
+  const double beta = 0.5;
+  const TriangleSurface valley = make_groove(beta, false);
+  const double r = 0.1;
+  const Vec3 seated(0.0, 0.0, r / std::cos(beta));  // touching both planes
+  REQUIRE(find_surface_points(valley, seated, 0.2, found) == 2);
+  for (int k = 0; k < 2; ++k) {
+    CHECK(found[k].feature.kind == FeatureKind::face);
+    CHECK(found[k].height == doctest::Approx(r).epsilon(1e-14));
+    CHECK(std::abs(found[k].n_S.x()) == doctest::Approx(std::sin(beta)).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("terrain contact: a followed point moves over a ridge and a random floor continuously") {
+  // Along a path the followed point's height changes by no more than the path moves (distance
+  // is 1-Lipschitz) and its normal turns smoothly: no jump anywhere, and the walk always ends
+  // at the same feature as a search from scratch.
+  const TriangleSurface ridge = make_groove(0.6, true);
+  const TriangleSurface floor = make_random_floor(12, 2);
+  for (const TriangleSurface* s : {&ridge, &floor}) {
+    Vec3 c(-0.8, -0.7, 0.2);
+    const Vec3 step(1.6 / 4000, 1.3 / 4000, 0.0);
+    std::array<SurfacePoint, 16> found;
+    REQUIRE(find_surface_points(*s, c, 2.0, found) == 1);
+    SurfacePoint point = found[0];
+    int features = 0;
+    for (int i = 0; i < 4000; ++i) {
+      c += step;
+      const SurfacePoint next = follow_surface_point(*s, c, point.feature);
+      CHECK(next.validity <= 0.0);
+      CHECK(std::abs(next.height - point.height) <= step.norm() * (1.0 + 1e-12));
+      CHECK(next.n_S.dot(point.n_S) > std::cos(2.0 * step.norm() / 0.2));
+      features += next.feature == point.feature ? 0 : 1;
+      REQUIRE(find_surface_points(*s, c, 2.0, found) == 1);
+      CHECK(found[0].feature == next.feature);
+      point = next;
+    }
+    CHECK(features >= 2);  // it did move over features (over the crest: face, edge, face)
+  }
+}
+
+}  // namespace
+}  // namespace hybridsim

@@ -1,0 +1,356 @@
+// Balls on triangle meshes and heightmaps (design.md §4b), against independent references: a
+// triangulated plane is the half-space it lies in (same trajectory, no event at triangle
+// boundaries), a V-groove's statics, a ball rolling in a spherical bowl (the rolling pendulum's
+// period), and fall-through over ridges (every contact starts and ends at the crossing, never
+// by a jump).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "collision/terrain_contact.hpp"
+#include "collision/triangle_surface.hpp"
+#include "core/errors.hpp"
+#include "test_support.hpp"
+
+namespace hybridsim {
+namespace {
+
+constexpr double g = 9.81;
+
+// Steel, regularised Coulomb friction mu 0.5 (exact above v_small = 1e-4 m/s).
+std::string steel_scene_head(double stop_time, double rtol, double output_interval) {
+  return fmt::format(
+      R"(materials: {{Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}}}
+contact: {{contact_eps: 1.0e-13}}
+contact_materials:
+  - pair: [Steel, Steel]
+    restitution: 0.5
+    friction: {{model: regularized_coulomb, mu_kinetic: 0.5, v_small: 1.0e-4}}
+simulation: {{stop_time: {}, rtol: {}, output_interval: {}}}
+)",
+      stop_time, rtol, output_interval);
+}
+
+std::filesystem::path scratch_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / "hybridsim_terrain_scenes";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A square of side 2 at z = 0, `cells` x `cells` jittered grid points with random diagonals, as
+// inline YAML `vertices` and `triangles`.
+std::string random_floor_yaml(int cells, unsigned seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+  std::bernoulli_distribution flip(0.5);
+  const double h = 2.0 / cells;
+  std::string vertices, triangles;
+  for (int j = 0; j <= cells; ++j) {
+    for (int i = 0; i <= cells; ++i) {
+      const bool inside = i > 0 && i < cells && j > 0 && j < cells;
+      vertices +=
+          fmt::format("[{:.17g}, {:.17g}, 0], ", -1.0 + (i + (inside ? jitter(random) : 0.0)) * h,
+                      -1.0 + (j + (inside ? jitter(random) : 0.0)) * h);
+    }
+  }
+  for (int j = 0; j < cells; ++j) {
+    for (int i = 0; i < cells; ++i) {
+      const int a = j * (cells + 1) + i, b = a + 1, c = a + cells + 2, d = a + cells + 1;
+      triangles += flip(random) ? fmt::format("[{}, {}, {}], [{}, {}, {}], ", a, b, c, a, c, d)
+                                : fmt::format("[{}, {}, {}], [{}, {}, {}], ", a, b, d, b, c, d);
+    }
+  }
+  return fmt::format("{{type: mesh, material: Steel, vertices: [{}], triangles: [{}]}}", vertices,
+                     triangles);
+}
+
+// A ball (r = 0.05 m) launched rolling and spinning across the ground shape.
+Model rolling_ball_scene(const std::string& ground_shape) {
+  return load_scene_text(steel_scene_head(1.0, 1e-10, 0.01) + fmt::format(R"(bodies:
+  - {{name: ground, fixed: true, shapes: [{}]}}
+  - name: ball
+    position: [-0.6, -0.3, 0.05]
+    linear_velocity: [1.0, 0.4, 0]
+    angular_velocity: [0, 0, 3]
+    shapes: [{{type: sphere, radius: 0.05, material: Steel}}]
+)",
+                                                                          ground_shape),
+                         "rolling_ball");
+}
+
+TEST_CASE("terrain: a ball rolls over a triangulated floor and a flat heightmap as on a plane") {
+  // The reference is the same ball on a half-space: the floor (1,058 random triangles) and the
+  // heightmap lie in its plane, so the trajectories agree to 1e-8 m (rounding of the plane
+  // distances is 1e-17 m: in practice they agree exactly), and the point crossing triangles
+  // makes no event: one contact start, at initialisation.
+  const auto plane = testing::run_scene(rolling_ball_scene("{type: halfspace, material: Steel}"));
+  REQUIRE(plane->result.status == SimulationStatus::ok);
+  const auto floor = testing::run_scene(rolling_ball_scene(random_floor_yaml(23, 4)));
+  const auto grid = testing::run_scene(rolling_ball_scene(
+      "{type: heightmap, grid: [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], size: [2.4, 2.4], "
+      "material: Steel}"));
+  REQUIRE(floor->model.shapes[0].surface->triangles.size() == 1058);
+  for (const auto* run : {floor.get(), grid.get()}) {
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    CHECK(run->result.contact_starts == 1);
+    CHECK(run->result.contact_ends == 0);
+    CHECK(run->result.state_events == plane->result.state_events);
+    REQUIRE(run->recorder.output_states.size() == plane->recorder.output_states.size());
+    double largest = 0.0;
+    for (std::size_t k = 0; k < plane->recorder.output_states.size(); ++k) {
+      largest =
+          std::max(largest, (run->recorder.output_states[k] - plane->recorder.output_states[k])
+                                .head(run->model.bodies[1].state_offset + 3)
+                                .cwiseAbs()
+                                .maxCoeff());
+    }
+    CHECK(largest <= 1e-8);
+  }
+  // The ball did roll across many triangles: 0.8 m over cells of 0.087 m.
+  const int offset = floor->model.bodies[1].state_offset;
+  CHECK(floor->final_state[offset] > 0.0);
+}
+
+TEST_CASE("terrain: a ball in a V-groove mesh carries m g / (2 cos beta) on each face") {
+  // Faces at +-beta (a valley along y): statics gives each face's normal force
+  // m g / (2 cos beta); the elastic law f = k delta^1.5 (k = c_res 4/3 sqrt(r), ball on flat)
+  // gives the depth, so the ball is placed at rest there and nothing moves.
+  const double beta = 0.4, r = 0.05;
+  const double mass = 8000.0 * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+  const double c_res = 2.0e11 / (1.0 - 0.09) / 2.0;
+  const double force = mass * g / (2.0 * std::cos(beta));
+  const double depth = std::pow(force / (c_res * 4.0 / 3.0 * std::sqrt(r)), 2.0 / 3.0);
+  const double s = std::tan(beta);
+  const std::string scene = steel_scene_head(0.3, 1e-10, 0.05) +
+                            fmt::format(R"(bodies:
+  - name: ground
+    fixed: true
+    shapes:
+      - type: mesh
+        material: Steel
+        vertices: [[-1, -1, {s}], [0, -1, 0], [1, -1, {s}], [-1, 1, {s}], [0, 1, 0], [1, 1, {s}]]
+        triangles: [[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]]
+  - name: ball
+    position: [0, 0.1, {z}]
+    shapes: [{{type: sphere, radius: {r}, material: Steel}}]
+)",
+                                        fmt::arg("s", s), fmt::arg("r", r),
+                                        fmt::arg("z", (r - depth - 1e-13) / std::cos(beta)));
+  const auto run = testing::run_scene(load_scene_text(scene, "v_groove"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts == 2);
+  CHECK(run->result.state_events == 0);
+  const auto results = run->system->compute_contact_results(run->final_state);
+  REQUIRE(results.size() == 2);
+  for (const ContactResult& result : results) {
+    // Static balance to the integration tolerance (rtol 1e-10 on a state that stays put).
+    CHECK(result.normal_force == testing::relative(force, 1e-6));
+    CHECK(std::abs(result.normal_W.x()) == testing::relative(std::sin(beta), 1e-9));
+  }
+}
+
+// A spherical bowl of radius R = 1 m (heights R - sqrt(R^2 - x^2 - y^2)) sampled every `spacing`
+// m over [-half, half]^2, as a CSV heightmap or an OBJ mesh of the same triangles.
+std::filesystem::path write_bowl(double spacing, double half, bool mesh) {
+  const int n = static_cast<int>(std::lround(2.0 * half / spacing)) + 1;
+  const auto height = [](double x, double y) { return 1.0 - std::sqrt(1.0 - x * x - y * y); };
+  const auto path = scratch_dir() / (mesh ? "bowl.obj" : "bowl.csv");
+  std::ofstream file(path);
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) {
+      const double x = -half + i * spacing, y = -half + j * spacing;
+      if (mesh) {
+        file << fmt::format("v {:.17g} {:.17g} {:.17g}\n", x, y, height(x, y));
+      } else {
+        file << fmt::format("{}{:.17g}", i > 0 ? "," : "", height(x, y));
+      }
+    }
+    if (!mesh) file << "\n";
+  }
+  for (int j = 0; mesh && j + 1 < n; ++j) {
+    for (int i = 0; i + 1 < n; ++i) {
+      // OBJ indices from 1; the heightmap's split: diagonal from (i, j) to (i + 1, j + 1).
+      const int a = j * n + i + 1, b = a + 1, c = a + n + 1, d = a + n;
+      file << fmt::format("f {} {} {}\nf {} {} {}\n", a, b, c, a, c, d);
+    }
+  }
+  return path;
+}
+
+// The times at which x(t) crosses zero, from the outputs (cubic interpolation, bisection).
+std::vector<double> zero_crossings(const testing::Recorder& recorder, int index) {
+  std::vector<double> crossings;
+  const auto& t = recorder.output_times;
+  const auto x = [&](std::size_t k) { return recorder.output_states[k][index]; };
+  for (std::size_t k = 2; k + 1 < t.size(); ++k) {
+    if ((x(k - 1) > 0.0) == (x(k) > 0.0)) continue;
+    const auto lagrange = [&](double time) {
+      double sum = 0.0;
+      for (std::size_t i = k - 2; i <= k + 1; ++i) {
+        double term = x(i);
+        for (std::size_t j = k - 2; j <= k + 1; ++j) {
+          if (j != i) term *= (time - t[j]) / (t[i] - t[j]);
+        }
+        sum += term;
+      }
+      return sum;
+    };
+    double low = t[k - 1], high = t[k];
+    for (int i = 0; i < 60; ++i) {
+      const double mid = 0.5 * (low + high);
+      ((lagrange(low) > 0.0) == (lagrange(mid) > 0.0) ? low : high) = mid;
+    }
+    crossings.push_back(0.5 * (low + high));
+  }
+  return crossings;
+}
+
+TEST_CASE(
+    "terrain: a ball rolling in a bowl, as a heightmap and as a mesh, has the rolling period") {
+  // A ball (r = 0.05 m) rolling without slipping on a sphere of radius R = 1 m: a pendulum of
+  // length R - r with inertia 7/5 m, period T0 = 2 pi sqrt(7 (R - r) / (5 g)), at amplitude
+  // theta0 = 0.05 rad T0 (1 + theta0^2 / 16 + 11 theta0^4 / 3072) (1.6e-4 above T0).
+  // The bowl is faceted at 1 mm (its facets stand up to 1.25e-7 m above the sphere, and the
+  // ball crosses valleys between them, each face holding its own point): measured 5e-5 off;
+  // 1e-4 allows for that.
+  const double R = 1.0, r = 0.05, theta0 = 0.05;
+  const double T0 = 2.0 * std::numbers::pi * std::sqrt(7.0 * (R - r) / (5.0 * g));
+  const double T = T0 * (1.0 + theta0 * theta0 / 16.0 + 11.0 * std::pow(theta0, 4) / 3072.0);
+  for (const bool mesh : {false, true}) {
+    CAPTURE(mesh);
+    const auto file = write_bowl(0.001, 0.06, mesh);
+    const std::string ground =
+        mesh ? fmt::format("{{type: mesh, mesh: '{}', material: Steel}}", file.string())
+             : fmt::format("{{type: heightmap, csv: '{}', size: [0.12, 0.12], material: Steel}}",
+                           file.string());
+    const std::string scene =
+        steel_scene_head(1.4 * T, 1e-9, 5e-4) + fmt::format(R"(bodies:
+  - {{name: ground, fixed: true, shapes: [{}]}}
+  - name: ball
+    position: [{:.17g}, 0, {:.17g}]
+    shapes: [{{type: sphere, radius: {}, material: Steel}}]
+)",
+                                                             ground, (R - r) * std::sin(theta0),
+                                                             R - (R - r) * std::cos(theta0), r);
+    const auto run = testing::run_scene(load_scene_text(scene, "bowl"));
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    const auto crossings = zero_crossings(run->recorder, run->model.bodies[1].state_offset);
+    REQUIRE(crossings.size() >= 3);
+    CHECK(crossings[2] - crossings[0] == testing::relative(T, 1e-4));
+  }
+}
+
+TEST_CASE("terrain: a small ball launched over ridges never falls through, no contact jumps") {
+  // Ridges and valleys along x every 0.1 m (heights 0 and 0.03 m in alternate rows), a ball of
+  // r = 0.02 m (smaller than the spacing) launched from above the middle in 100 random
+  // directions at 1 m/s. References: the ball's centre stays above the surface at its own
+  // (x, y) (it is never below any face it is over), and every contact starts and ends where its
+  // distance crosses the hysteresis (-3 eps, -eps) to the root finder's tolerance: a contact
+  // that ended because its point jumped would end deep in the surface.
+  std::string rows;
+  for (int row = 0; row < 13; ++row) {
+    rows +=
+        fmt::format("[{}], ", fmt::join(std::vector<double>(13, row % 2 == 1 ? 0.03 : 0.0), ", "));
+  }
+  std::mt19937 random(17);
+  std::uniform_real_distribution<double> angle(0.0, 2.0 * std::numbers::pi);
+  int launches_touching = 0;  // launches that met the ridges
+  for (int launch = 0; launch < 100; ++launch) {
+    CAPTURE(launch);
+    const double a = angle(random);
+    const std::string scene =
+        steel_scene_head(0.6, 1e-8, 0.002) + fmt::format(R"(bodies:
+  - {{name: ground, fixed: true, shapes: [{{type: heightmap, grid: [{}], size: [1.2, 1.2], material: Steel}}]}}
+  - name: ball
+    position: [0.013, 0.021, 0.1]
+    linear_velocity: [{:.17g}, {:.17g}, 0]
+    shapes: [{{type: sphere, radius: 0.02, material: Steel}}]
+)",
+                                                         rows, std::cos(a), std::sin(a));
+    const auto run = testing::run_scene(load_scene_text(scene, "ridges"));
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    // The surface's height under the centre: rows are level along x, so it is linear in y
+    // between rows (0.1 m apart from y = -0.6).
+    const auto surface_height = [](double y) {
+      const double row = (y + 0.6) / 0.1;
+      const double below = std::floor(row);
+      const auto level = [](double r) { return std::fmod(r, 2.0) == 1.0 ? 0.03 : 0.0; };
+      return level(below) + (row - below) * (level(below + 1.0) - level(below));
+    };
+    const int offset = run->model.bodies[1].state_offset;
+    for (const VectorX& x : run->recorder.output_states) {
+      const Vec3 c(x[offset], x[offset + 1], x[offset + 2]);
+      if (std::abs(c.x()) > 0.58 || std::abs(c.y()) > 0.58) continue;  // off the grid
+      CHECK(c.z() > surface_height(c.y()));
+    }
+    for (const EventRecord& record : run->recorder.contact_records()) {
+      if (record.t == 0.0) continue;
+      const double expected = record.kind == EventRecord::Kind::contact_start ? -2e-13 : 0.0;
+      CHECK(std::abs(record.crossing_distance - expected) < 1e-10);
+    }
+    launches_touching += run->result.contact_starts > 0 ? 1 : 0;
+  }
+  CHECK(launches_touching == 100);
+}
+
+TEST_CASE("terrain: scenes with bad terrain are refused naming file, key and place") {
+  const auto message = [](const std::string& shape, bool fixed = true) {
+    try {
+      load_scene_text(steel_scene_head(0.1, 1e-6, 0.1) +
+                          fmt::format(R"(bodies:
+  - {{name: ground, fixed: {}, {}shapes: [{}]}}
+  - {{name: ball, position: [0, 0, 1], shapes: [{{type: sphere, radius: 0.1, material: Steel}}]}}
+)",
+                                      fixed, fixed ? "" : "mass: 1, inertia: [1, 1, 1], ", shape),
+                      "terrain");
+    } catch (const std::exception& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  const auto csv = scratch_dir() / "bad.csv";
+  std::ofstream(csv) << "0, 0, 0\n0, nan, 0\n";
+  CHECK(message(fmt::format("{{type: heightmap, csv: '{}', size: [1, 1], material: Steel}}",
+                            csv.string()))
+            .find("row 1, column 1: ' nan' is not a finite height") != std::string::npos);
+  CHECK(message("{type: heightmap, grid: [[0, 0], [0, .inf]], size: [1, 1], material: Steel}")
+            .find("grid[1][1]") != std::string::npos);
+  CHECK(message("{type: heightmap, grid: [[0, 0], [0, 0]], size: [1, 1, 1], material: Steel}")
+            .find("a grid needs size [x, y]") != std::string::npos);
+  CHECK(message("{type: mesh, mesh: no_such.obj, material: Steel}").find("no_such.obj") !=
+        std::string::npos);
+  CHECK(message("{type: mesh, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0]], triangles: [[0, 1, "
+                "5]], material: Steel}")
+            .find("triangle 0 names vertex 5") != std::string::npos);
+  CHECK(message("{type: heightmap, grid: [[0, 0], [0, 0]], size: [1, 1], material: Steel}", false)
+            .find("a heightmap belongs to a fixed body") != std::string::npos);
+  // A mesh and a box: not supported yet, said so.
+  try {
+    load_scene_text(steel_scene_head(0.1, 1e-6, 0.1) + R"(bodies:
+  - {name: ground, fixed: true, shapes: [{type: heightmap, grid: [[0, 0], [0, 0]], size: [1, 1], material: Steel}]}
+  - {name: block, position: [0, 0, 1], shapes: [{type: box, size: [0.1, 0.1, 0.1], material: Steel}]}
+)",
+                    "terrain_box");
+    FAIL("accepted");
+  } catch (const NotSupportedError& error) {
+    CHECK(std::string(error.what()).find("not supported yet") != std::string::npos);
+  }
+  // Degenerate triangles are kept out and reported as a warning.
+  const Model model = load_scene_text(steel_scene_head(0.1, 1e-6, 0.1) + R"(bodies:
+  - {name: ground, fixed: true, shapes: [{type: mesh, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 0, 0]], triangles: [[0, 1, 2], [0, 1, 3]], material: Steel}]}
+  - {name: ball, position: [0.2, 0.2, 1], shapes: [{type: sphere, radius: 0.1, material: Steel}]}
+)",
+                                      "degenerate");
+  REQUIRE(model.warnings.size() == 1);
+  CHECK(model.warnings[0].find("1 degenerate triangles skipped") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace hybridsim
