@@ -6,9 +6,10 @@
 namespace hybridsim {
 namespace {
 
-// Moves a walk may take: a ball's point moves a triangle or two between evaluations; a walk this
-// long ends its point at an event, which starts it afresh.
-constexpr int kMaxWalkSteps = 4096;
+// Moves a walk may take from its anchor: a point moves a triangle or two between evaluations and
+// its anchor is set anew at every event; one that has walked this far ends at an event, which
+// anchors it afresh (design.md §4b).
+constexpr int kMaxWalkSteps = 256;
 
 const Vec3& vertex_of(const TriangleSurface& s, int t, int k) {
   return s.vertices_S[static_cast<std::size_t>(s.triangles[static_cast<std::size_t>(t)][k % 3])];
@@ -36,25 +37,67 @@ Feature canonical_edge(const TriangleSurface& s, int t, int k) {
   return {FeatureKind::face_edge, t, k};
 }
 
+// Whether some corner of face g lies below the plane of face t (by more than the rounding of
+// the surface's coordinates).
+bool dips_below(const TriangleSurface& s, int g, int t) {
+  const Vec3& n = s.normals_S[static_cast<std::size_t>(t)];
+  const Vec3& on_plane = vertex_of(s, t, 0);
+  const double tolerance = 1e-12 * s.size();
+  for (int j = 0; j < 3; ++j) {
+    if (n.dot(vertex_of(s, g, j) - on_plane) < -tolerance) return true;
+  }
+  return false;
+}
+
+// How far c lies past where the plane of face t holds on, entering face g over an edge c lies
+// `entering` (m) beyond: on over the faces c crosses to the one it lies over, as long as none dips
+// below the plane (there the solid is the union of the faces' half-spaces, and t's half-space is
+// part of it). <= 0 while they do not; > 0 (m, how far c lies into the first face that dips, or
+// past the border), where the plane would run on under the terrain and no longer bounds it.
+double past_valleys(const TriangleSurface& s, int t, int g, double entering, const Vec3& c) {
+  for (int steps = 0; steps < kMaxWalkSteps; ++steps) {
+    if (dips_below(s, g, t)) return entering;
+    int exit = -1;
+    double farthest = 0.0;
+    for (int j = 0; j < 3; ++j) {
+      const double beyond = edge_outward(s, g, j).dot(c - vertex_of(s, g, j));
+      if (beyond > farthest) farthest = beyond, exit = j;
+    }
+    if (exit < 0) return -kInfinity;
+    const int next = s.neighbours[static_cast<std::size_t>(g)][static_cast<std::size_t>(exit)];
+    if (next < 0) return farthest;
+    g = next;
+    entering = farthest;
+  }
+  return 1.0;
+}
+
 // Where c stands to face t: the edge to cross (-1 when the face holds it), how far beyond it c
-// lies, and how far beyond the face's valley edges (the face's plane holds on there: the solid is
-// the union of both faces' half-spaces).
+// lies, how far beyond the face's valley edges, and how far past the faces the plane holds on
+// over (past_valleys). The face's plane holds on past a valley edge: the solid there is the union
+// of both faces' half-spaces.
 struct FaceExit {
   int edge = -1;
-  double beyond = 0.0;         // m, over the edge to cross
-  double beyond_valley = 0.0;  // m, over the farthest valley edge (0: none)
+  double beyond = 0.0;               // m, over the edge to cross
+  double beyond_valley = 0.0;        // m, over the farthest valley edge (0: none)
+  double past_valleys = -kInfinity;  // m, past_valleys from across that edge
 };
 FaceExit face_exit(const TriangleSurface& s, int t, const Vec3& c) {
   const auto ti = static_cast<std::size_t>(t);
   FaceExit exit;
+  int valley = -1;
   for (int k = 0; k < 3; ++k) {
     const double beyond = edge_outward(s, t, k).dot(c - vertex_of(s, t, k));
-    if (s.creases[ti][static_cast<std::size_t>(k)] == Crease::concave) {
-      exit.beyond_valley = std::max(exit.beyond_valley, beyond);
-    } else if (beyond > exit.beyond) {
-      exit.beyond = beyond;
-      exit.edge = k;
+    if (s.creases[ti][static_cast<std::size_t>(k)] != Crease::concave) {
+      if (beyond > exit.beyond) exit.beyond = beyond, exit.edge = k;
+    } else if (beyond > exit.beyond_valley) {
+      exit.beyond_valley = beyond;
+      valley = k;
     }
+  }
+  if (valley >= 0) {
+    exit.past_valleys = past_valleys(s, t, s.neighbours[ti][static_cast<std::size_t>(valley)],
+                                     exit.beyond_valley, c);
   }
   return exit;
 }
@@ -81,17 +124,26 @@ Step step_face(const TriangleSurface& s, int t, const Vec3& c) {
   const double height = n.dot(c - vertex_of(s, t, 0));
   const SurfacePoint here{{FeatureKind::face, t, 0}, c - height * n, n, height};
   const FaceExit exit = face_exit(s, t, c);
-  if (exit.edge < 0) return stay(here, -kInfinity);
-  const auto k = static_cast<std::size_t>(exit.edge);
   Step step;
-  if (s.creases[static_cast<std::size_t>(t)][k] == Crease::flat) {
-    step.next = {FeatureKind::face, s.neighbours[static_cast<std::size_t>(t)][k], 0};
-    return step;
+  if (exit.edge >= 0) {
+    if (s.creases[static_cast<std::size_t>(t)][static_cast<std::size_t>(exit.edge)] ==
+        Crease::flat) {
+      step.next = {FeatureKind::face,
+                   s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(exit.edge)],
+                   0};
+      return step;
+    }
+    // Over a ridge or the border: onto the edge, unless the plane already holds on past a valley,
+    // where the distance would jump: an event settles it.
+    if (exit.beyond_valley <= 0.0) {
+      step.next = canonical_edge(s, t, exit.edge);
+      return step;
+    }
+    return stay(here, std::max(exit.past_valleys, std::min(exit.beyond, exit.beyond_valley)));
   }
-  // Over a ridge or the border: onto the edge, unless the plane already holds on past a valley.
-  if (exit.beyond_valley > 0.0) return stay(here, std::min(exit.beyond, exit.beyond_valley));
-  step.next = canonical_edge(s, t, exit.edge);
-  return step;
+  // Where the terrain beyond the valley dips below the plane, the plane no longer holds (it
+  // would run on under the terrain): an event settles it.
+  return stay(here, exit.past_valleys > 0.0 ? exit.past_valleys : -kInfinity);
 }
 
 Step step_edge(const TriangleSurface& s, int t, int k, const Vec3& c) {
@@ -198,9 +250,15 @@ SurfacePoint follow_surface_point(const TriangleSurface& surface, const Vec3& c_
     if (step.holds) return step.point;
     feature = step.next;
   }
-  SurfacePoint lost = step_from(surface, start, c_S).point;
-  lost.validity = 1.0;  // an event starts the point afresh
-  return lost;
+  // Walked too far: the point stays on the face it reached (the plane of the face, or of a face
+  // at the edge or vertex), with a validity that makes an event anchor it anew.
+  const int t = feature.kind == FeatureKind::vertex
+                    ? surface.fan_triangles[static_cast<std::size_t>(
+                          surface.fan_start[static_cast<std::size_t>(feature.index)])]
+                    : feature.index;
+  const Vec3& n = surface.normals_S[static_cast<std::size_t>(t)];
+  const double height = n.dot(c_S - vertex_of(surface, t, 0));
+  return {{FeatureKind::face, t, 0}, c_S - height * n, n, height, 1.0};
 }
 
 int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double reach,
@@ -229,8 +287,8 @@ int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double 
     const auto ti = static_cast<std::size_t>(t);
     // A face holds a ball whose centre is over it, in front (a ball behind a thin wall does not
     // touch its far side).
-    const Step face = step_face(surface, t, c_S);
-    if (face.holds && face.point.height > 0.0) offer(face);
+    const double height = surface.normals_S[ti].dot(c_S - vertex_of(surface, t, 0));
+    if (height > 0.0 && height <= reach) offer(step_face(surface, t, c_S));
     for (int k = 0; k < 3; ++k) {
       const Crease crease = surface.creases[ti][static_cast<std::size_t>(k)];
       if (crease != Crease::convex && crease != Crease::boundary) continue;
@@ -274,7 +332,7 @@ namespace {
 
 // Candidates are searched this far from the ball (relative to its radius): the crossing function
 // z2 needs only those near contact, and the search covers a cap of the ball, not its width.
-constexpr double kTerrainSearchMargin = 0.01;
+constexpr double kTerrainSearchMargin = 1e-3;
 
 // A terrain pair as (surface, ball), with whether the ball is A.
 struct TerrainPair {

@@ -57,7 +57,7 @@ inline bool touches_terrain(ShapeType type) {
   return type == ShapeType::sphere;
 }
 
-// The candidate points of a terrain shape and a ball (either order) whose distance is below 1% of
+// The candidate points of a terrain shape and a ball (either order) whose distance is below 0.1% of
 // the ball's radius; `manifold.unseen_distance` is that margin, a lower bound of every other
 // candidate's distance. Features on the ball's side are `shape`.
 void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,

@@ -131,11 +131,7 @@ SignedDistance compute_point_geometry(const Model& model, const ContactPair& poi
   if (point.reference.kind == ManifoldKind::single)
     return compute_signed_distance(a, X_WA, b, X_WB);
   if (point.reference.kind == ManifoldKind::terrain) {
-    const ManifoldPoint now =
-        evaluate_terrain_point(a, X_WA, b, X_WB, point.walked_a, point.walked_b);
-    point.walked_a = now.feature_a;
-    point.walked_b = now.feature_b;
-    return now.geometry;
+    return evaluate_terrain_point(a, X_WA, b, X_WB, point.feature_a, point.feature_b).geometry;
   }
   return evaluate_manifold_point(a, X_WA, b, X_WB, point.reference, point.feature_a,
                                  point.feature_b, PointEvaluation::geometry)
@@ -178,14 +174,14 @@ void ContactHandler::compute_crossings(std::span<const Pose> X_WS, double& z1, d
       // feature are one: an event merges them.
       const ManifoldPoint p = evaluate_terrain_point(model_.shapes[a], X_WS[a], model_.shapes[b],
                                                      X_WS[b], point.feature_a, point.feature_b);
-      point.feature_a = p.feature_a;
-      point.feature_b = p.feature_b;
+      point.walked_a = p.feature_a;
+      point.walked_b = p.feature_b;
       point.p_WC = p.geometry.contact_point_W();
       term = std::max(p.geometry.distance + eps, p.validity);
       for (std::size_t j = k;
            j-- > 0 && contact_points_[j].shape_a == a && contact_points_[j].shape_b == b;) {
-        if (contact_points_[j].feature_a == point.feature_a &&
-            contact_points_[j].feature_b == point.feature_b) {
+        if (contact_points_[j].walked_a == point.walked_a &&
+            contact_points_[j].walked_b == point.walked_b) {
           term = std::max(term, 1.0);
         }
       }
@@ -238,7 +234,10 @@ double ContactHandler::smallest_free_candidate_distance(int a, int b, std::span<
     bool touching = false;
     for (int j = range.first; j < range.first + range.count && !touching; ++j) {
       const IndexedPoint& point = contact_points_[static_cast<std::size_t>(j)];
-      touching = point.feature_a == candidate.feature_a && point.feature_b == candidate.feature_b;
+      touching =
+          terrain
+              ? point.walked_a == candidate.feature_a && point.walked_b == candidate.feature_b
+              : point.feature_a == candidate.feature_a && point.feature_b == candidate.feature_b;
       // A terrain point held at a tie by another feature is the same point.
       touching =
           touching || (terrain && (point.p_WC - candidate.geometry.contact_point_W()).norm() <=
@@ -289,11 +288,14 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   // Ends, then starts, each in contact id order.
   for (auto& [id, pair] : last_contact_dict_) {
     if (contact_dict_.contains(id)) continue;
-    pair.geometry = compute_point_geometry(model_, pair, X_WS);
-    if (pair.reference.kind == ManifoldKind::terrain) {
-      pair.feature_a = pair.walked_a;  // where the point ended
-      pair.feature_b = pair.walked_b;
+    if (pair.reference.kind == ManifoldKind::terrain) {  // where the point ended
+      const ManifoldPoint now = evaluate_terrain_point(
+          model_.shapes[pair.shape_a], X_WS[pair.shape_a], model_.shapes[pair.shape_b],
+          X_WS[pair.shape_b], pair.feature_a, pair.feature_b);
+      pair.feature_a = now.feature_a;
+      pair.feature_b = now.feature_b;
     }
+    pair.geometry = compute_point_geometry(model_, pair, X_WS);
     records.push_back(
         make_contact_record(model_, t, crossing, pair, EventRecord::Kind::contact_end, eps));
   }
@@ -450,8 +452,8 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
   std::array<char, 2 * kMaxManifoldPoints> slot_used{};
   const auto keep = [&](ContactPair& pair, const ManifoldPoint& point) {
     pair.reference = {ManifoldKind::terrain, -1};
-    pair.feature_a = pair.walked_a = point.feature_a;
-    pair.feature_b = pair.walked_b = point.feature_b;
+    pair.feature_a = point.feature_a;  // the new anchor
+    pair.feature_b = point.feature_b;
     pair.geometry = point.geometry;
     pair.validity_offset = 0.0;  // terrain points have no validity
     held.push_back({point.feature_a, point.feature_b, point.geometry.contact_point_W()});
@@ -465,7 +467,7 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
        it != last_contact_dict_.end() && it->first.pair == pair_id; ++it) {
     ContactPair pair = it->second;
     const ManifoldPoint now =
-        evaluate_terrain_point(shape_a, X_WS[a], shape_b, X_WS[b], pair.walked_a, pair.walked_b);
+        evaluate_terrain_point(shape_a, X_WS[a], shape_b, X_WS[b], pair.feature_a, pair.feature_b);
     // A point past its feature's region ends; a candidate at the same place continues it.
     if (!(now.geometry.distance < -2.0 * eps) || now.validity > 0.0 || is_held(now)) continue;
     keep(pair, now);
@@ -505,13 +507,7 @@ std::vector<double> ContactHandler::stored_pairs() const {
   std::vector<double> stored;
   stored.reserve(kStoredNumbersPerPoint * contact_dict_.size());
   const auto number = [](auto value) { return static_cast<double>(value); };
-  for (const auto& [id, stored_pair] : contact_dict_) {
-    // Terrain points: where they are now, which a restored walk starts from.
-    ContactPair pair = stored_pair;
-    if (pair.reference.kind == ManifoldKind::terrain) {
-      pair.feature_a = pair.walked_a;
-      pair.feature_b = pair.walked_b;
-    }
+  for (const auto& [id, pair] : contact_dict_) {
     stored.insert(stored.end(),
                   {number(pair.shape_a), number(pair.shape_b), number(pair.slot),
                    number(static_cast<int>(pair.reference.kind)), number(pair.reference.face),
@@ -631,8 +627,6 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
     pair.pre_impact_normal_velocity = v[11];
     pair.damping = v[12];
     pair.validity_offset = v[13];
-    pair.walked_a = pair.feature_a;
-    pair.walked_b = pair.feature_b;
     const Shape& shape_a = model_.shapes[pair.shape_a];
     const Shape& shape_b = model_.shapes[pair.shape_b];
     const bool manifold = pair.reference.kind != ManifoldKind::single;
@@ -675,10 +669,8 @@ void ContactHandler::index_contacts() {
           id.pair, PointRange{static_cast<int>(contact_points_.size()), 0});
       ++range->second.count;
     }
-    // Terrain points start their walks where the last evaluation left them.
-    const bool terrain = pair.reference.kind == ManifoldKind::terrain;
-    contact_points_.push_back({a, b, pair.reference, terrain ? pair.walked_a : pair.feature_a,
-                               terrain ? pair.walked_b : pair.feature_b, pair.validity_offset,
+    contact_points_.push_back({a, b, pair.reference, pair.feature_a, pair.feature_b,
+                               pair.validity_offset, pair.feature_a, pair.feature_b,
                                pair.geometry.contact_point_W()});
     contact_set_.insert(a, b);
   }

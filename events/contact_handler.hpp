@@ -119,7 +119,11 @@ class ContactHandler {
     Feature feature_a;
     Feature feature_b;
     double validity_offset;  // ContactPair::validity_offset
-    Vec3 p_WC;               // terrain points: the contact point when z1 last evaluated it
+    // Terrain points: the features and contact point z1 last walked to from the anchor
+    // (feature_a, feature_b), which z2 compares the candidates with.
+    Feature walked_a;
+    Feature walked_b;
+    Vec3 p_WC;
   };
   std::vector<IndexedPoint> contact_points_;
   PairSet contact_set_;

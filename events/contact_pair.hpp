@@ -41,7 +41,9 @@ struct ContactPair {
   int shape_b = -1;
   int slot = 0;  // ContactId::slot
   // What makes the point: the pair's manifold reference and the features of A and B
-  // (collision/contact_manifold.hpp); single and shape/shape for one point per pair.
+  // (collision/contact_manifold.hpp); single and shape/shape for one point per pair. A terrain
+  // point's surface feature is its anchor: the one that held it at the event that (re)built it,
+  // from which every evaluation walks to the feature that holds it now.
   ManifoldReference reference;
   Feature feature_a;
   Feature feature_b;
@@ -54,11 +56,6 @@ struct ContactPair {
   // m: what z1 subtracts from the point's validity, so that a point that starts exactly on the
   // edge of its features (validity rounded above zero) starts below -eps all the same.
   double validity_offset = 0.0;
-  // Terrain points: the features that held the point when it was last evaluated, where the next
-  // evaluation starts its walk over the surface. A cache: from any start on the point's patch the
-  // walk ends at the same feature; the event that built the point sets them to its features.
-  mutable Feature walked_a;
-  mutable Feature walked_b;
   ContactLawParameters law;
 };
 

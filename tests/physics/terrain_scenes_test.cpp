@@ -237,8 +237,8 @@ TEST_CASE(
     position: [{:.17g}, 0, {:.17g}]
     shapes: [{{type: sphere, radius: {}, material: Steel}}]
 )",
-                                                             ground, (R - r) * std::sin(theta0),
-                                                             R - (R - r) * std::cos(theta0), r);
+                                                            ground, (R - r) * std::sin(theta0),
+                                                            R - (R - r) * std::cos(theta0), r);
     const auto run = testing::run_scene(load_scene_text(scene, "bowl"));
     REQUIRE(run->result.status == SimulationStatus::ok);
     const auto crossings = zero_crossings(run->recorder, run->model.bodies[1].state_offset);
@@ -350,6 +350,75 @@ TEST_CASE("terrain: scenes with bad terrain are refused naming file, key and pla
                                       "degenerate");
   REQUIRE(model.warnings.size() == 1);
   CHECK(model.warnings[0].find("1 degenerate triangles skipped") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace hybridsim
+
+namespace hybridsim {
+namespace {
+
+// The largest rise of the energy between outputs, relative to its first value.
+double largest_energy_rise(const testing::Recorder& recorder) {
+  double rise = 0.0;
+  const auto& energy = recorder.output_energies;
+  for (std::size_t k = 1; k < energy.size(); ++k) rise = std::max(rise, energy[k] - energy[k - 1]);
+  return rise / std::abs(energy.front());
+}
+
+TEST_CASE("catalog heightmap_hills: energy never rises, every ball stays above the hills") {
+  const auto run = testing::run_scene(load_scene_file("heightmap_hills"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts > 20);
+  MESSAGE("largest energy rise ", largest_energy_rise(run->recorder));
+  CHECK(largest_energy_rise(run->recorder) < 1e-6);
+  // The terrain's height under (x, y): the image's level (0..1000, rounded) of the two triangles
+  // of the cell (diagonal from the lower-left to the upper-right corner), read from the image
+  // file here, independently of the loader.
+  std::ifstream image(std::string(HYBRIDSIM_MODELS_DIR) + "/scenes/meshes/hills.pgm");
+  std::string magic, comment;
+  std::getline(image, magic);
+  std::getline(image, comment);
+  int width = 0, height = 0, maximum = 0;
+  image >> width >> height >> maximum;
+  std::vector<double> level(static_cast<std::size_t>(width * height));
+  for (double& value : level) image >> value;
+  const auto z = [&](int column, int row_from_bottom) {
+    return 0.3 / maximum *
+           level[static_cast<std::size_t>((height - 1 - row_from_bottom) * width + column)];
+  };
+  const auto terrain = [&](double x, double y) {
+    const double u = (x + 2.0) / 4.0 * (width - 1), v = (y + 2.0) / 4.0 * (height - 1);
+    const int i = std::min(width - 2, static_cast<int>(u)),
+              j = std::min(height - 2, static_cast<int>(v));
+    const double s = u - i, t = v - j;
+    // Lower-right triangle (s >= t): corners (0,0), (1,0), (1,1); else (0,0), (1,1), (0,1).
+    return s >= t ? z(i, j) + s * (z(i + 1, j) - z(i, j)) + t * (z(i + 1, j + 1) - z(i + 1, j))
+                  : z(i, j) + t * (z(i, j + 1) - z(i, j)) + s * (z(i + 1, j + 1) - z(i, j + 1));
+  };
+  for (std::size_t body = 1; body < run->model.bodies.size(); ++body) {
+    const int offset = run->model.bodies[body].state_offset;
+    for (const VectorX& x : run->recorder.output_states) {
+      if (std::abs(x[offset]) > 2.0 || std::abs(x[offset + 1]) > 2.0) continue;
+      CHECK(x[offset + 2] > terrain(x[offset], x[offset + 1]));
+    }
+  }
+}
+
+TEST_CASE("catalog mesh_bowl: energy never rises, every marble stays inside the bowl") {
+  const auto run = testing::run_scene(load_scene_file("mesh_bowl"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts > 20);
+  MESSAGE("largest energy rise ", largest_energy_rise(run->recorder));
+  CHECK(largest_energy_rise(run->recorder) < 1e-6);
+  // The facets are chords of the sphere (centre (0, 0, 0.5), R = 0.5 m): a marble (r = 0.02 m)
+  // on them has its centre within R - r of the centre; the penetration (1e-6 m) aside.
+  for (std::size_t body = 1; body < run->model.bodies.size(); ++body) {
+    const int offset = run->model.bodies[body].state_offset;
+    for (const VectorX& x : run->recorder.output_states) {
+      CHECK((Vec3(x[offset], x[offset + 1], x[offset + 2]) - Vec3(0, 0, 0.5)).norm() < 0.48 + 1e-5);
+    }
+  }
 }
 
 }  // namespace
