@@ -102,6 +102,18 @@ FaceExit face_exit(const TriangleSurface& s, int t, const Vec3& c) {
   return exit;
 }
 
+// Whether c lies beyond an edge of face t that bounds it (not a valley's): the face does not hold
+// c. The quick test (no square root) that rules out most faces near a ball.
+bool outside_bounding_edge(const TriangleSurface& s, int t, const Vec3& c) {
+  const auto ti = static_cast<std::size_t>(t);
+  for (int k = 0; k < 3; ++k) {
+    if (s.creases[ti][static_cast<std::size_t>(k)] == Crease::concave) continue;
+    const Vec3& a = vertex_of(s, t, k);
+    if ((vertex_of(s, t, k + 1) - a).cross(s.normals_S[ti]).dot(c - a) > 0.0) return true;
+  }
+  return false;
+}
+
 struct Step {
   bool holds = false;  // the feature holds the point (`point` is set), else move to `next`
   Feature next;
@@ -288,7 +300,9 @@ int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double 
     // A face holds a ball whose centre is over it, in front (a ball behind a thin wall does not
     // touch its far side).
     const double height = surface.normals_S[ti].dot(c_S - vertex_of(surface, t, 0));
-    if (height > 0.0 && height <= reach) offer(step_face(surface, t, c_S));
+    if (height > 0.0 && height <= reach && !outside_bounding_edge(surface, t, c_S)) {
+      offer(step_face(surface, t, c_S));
+    }
     for (int k = 0; k < 3; ++k) {
       const Crease crease = surface.creases[ti][static_cast<std::size_t>(k)];
       if (crease != Crease::convex && crease != Crease::boundary) continue;
@@ -300,6 +314,9 @@ int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double 
       if (surface.fan_triangles[static_cast<std::size_t>(
               surface.fan_start[static_cast<std::size_t>(v)])] != t) {
         continue;  // reported by its first triangle
+      }
+      if ((surface.vertices_S[static_cast<std::size_t>(v)] - c_S).squaredNorm() > reach * reach) {
+        continue;  // too far to be a candidate
       }
       offer(step_vertex(surface, v, c_S));
     }
@@ -373,7 +390,8 @@ ManifoldPoint to_manifold_point(const TerrainPair& p, const SurfacePoint& s) {
 void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                               ContactManifold& manifold) {
   const TerrainPair p = order(a, X_WA, b, X_WB);
-  std::array<SurfacePoint, kMaxManifoldPoints> found;
+  // Scratch, reused: a fresh array would be initialised on every call (1.4 kB).
+  thread_local std::array<SurfacePoint, kMaxManifoldPoints> found;
   const double radius = p.ball.radius;
   const double margin = kTerrainSearchMargin * radius;
   const int count = std::min(

@@ -101,12 +101,21 @@ void TriangleSurface::for_each_triangle_near(const Vec3& centre, double radius,
       first = std::max(0, static_cast<int>(std::floor((low - origin) / spacing)));
       last = std::min(cells - 1, static_cast<int>(std::floor((high - origin) / spacing)));
     };
-    int c0, c1, r0, r1;
-    cell_range(centre.x() - radius, centre.x() + radius, min_S.x(), spacing_x, grid_columns - 1, c0,
-               c1);
-    cell_range(centre.y() - radius, centre.y() + radius, min_S.y(), spacing_y, grid_rows - 1, r0,
-               r1);
+    // Only the disc of the ball that reaches the grid's height range counts: over flat ground a
+    // ball's query covers its contact's neighbourhood, not its width.
+    const double gap = std::max({0.0, centre.z() - max_S.z(), min_S.z() - centre.z()});
+    const double half_width = std::sqrt(std::max(0.0, reach_squared - gap * gap));
+    int r0, r1;
+    cell_range(centre.y() - half_width, centre.y() + half_width, min_S.y(), spacing_y,
+               grid_rows - 1, r0, r1);
     for (int row = r0; row <= r1; ++row) {
+      // The disc's width over this row of cells (at its y nearest the centre).
+      const double y_low = min_S.y() + row * spacing_y;
+      const double dy = std::max({0.0, y_low - centre.y(), centre.y() - (y_low + spacing_y)});
+      const double row_half_width = std::sqrt(std::max(0.0, half_width * half_width - dy * dy));
+      int c0, c1;
+      cell_range(centre.x() - row_half_width, centre.x() + row_half_width, min_S.x(), spacing_x,
+                 grid_columns - 1, c0, c1);
       for (int column = c0; column <= c1; ++column) {
         // The cell's box: its corners' heights.
         const std::size_t v00 = static_cast<std::size_t>(row) * grid_columns + column;

@@ -222,7 +222,7 @@ double ContactHandler::smallest_free_candidate_distance(int a, int b, std::span<
       in_contact != manifold_pairs_.end() ? in_contact->second : PointRange{0, 0};
   const ManifoldReference* kept =
       range.count > 0 ? &contact_points_[static_cast<std::size_t>(range.first)].reference : nullptr;
-  ContactManifold manifold;
+  ContactManifold& manifold = scratch_manifold_;
   compute_contact_manifold(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b], kept,
                            ReferenceUse::keep, manifold);
   const bool terrain = manifold.reference.kind == ManifoldKind::terrain;

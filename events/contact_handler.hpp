@@ -134,6 +134,9 @@ class ContactHandler {
     int count;
   };
   std::unordered_map<PairId, PointRange> manifold_pairs_;
+  // The crossing functions' manifold, reused (2 kB: made anew per pair it cost as much as the
+  // search over a terrain's triangles).
+  ContactManifold scratch_manifold_;
 };
 
 }  // namespace hybridsim
