@@ -28,12 +28,24 @@ Crease classify_crease(const Vec3& n_own, const Vec3& n_neighbour, const Vec3& e
   return n_own.dot(far_vertex - edge_point) < 0.0 ? Crease::convex : Crease::concave;
 }
 
-// Neighbours, creases, vertex fans and the bounds, of a surface whose vertices,
-// triangles and normals are set.
-void connect(TriangleSurface& surface) {
+// The crease across edge k of triangle t, whose neighbour there is u.
+void set_neighbour(TriangleSurface& surface, std::size_t t, int k, int u) {
+  const auto& tri = surface.triangles[t];
+  const auto& other = surface.triangles[static_cast<std::size_t>(u)];
+  int far = other[0];
+  for (const int v : other) {
+    if (v != tri[k] && v != tri[(k + 1) % 3]) far = v;
+  }
+  surface.neighbours[t][static_cast<std::size_t>(k)] = u;
+  surface.creases[t][static_cast<std::size_t>(k)] =
+      classify_crease(surface.normals_S[t], surface.normals_S[static_cast<std::size_t>(u)],
+                      surface.vertices_S[static_cast<std::size_t>(tri[k])],
+                      surface.vertices_S[static_cast<std::size_t>(far)]);
+}
+
+// Neighbours and creases of a mesh, by matching each directed edge with its reverse.
+void connect_edges(TriangleSurface& surface) {
   const std::size_t count = surface.triangles.size();
-  surface.neighbours.assign(count, {-1, -1, -1});
-  surface.creases.assign(count, {Crease::boundary, Crease::boundary, Crease::boundary});
   std::unordered_map<std::uint64_t, int> directed;  // edge (from, to) -> triangle * 3 + k
   directed.reserve(3 * count);
   for (std::size_t t = 0; t < count; ++t) {
@@ -53,15 +65,39 @@ void connect(TriangleSurface& surface) {
     const auto& tri = surface.triangles[t];
     for (int k = 0; k < 3; ++k) {
       const auto reverse = directed.find(edge_key(tri[(k + 1) % 3], tri[k]));
-      if (reverse == directed.end()) continue;
-      const int u = reverse->second / 3;
-      const int far = surface.triangles[static_cast<std::size_t>(u)][(reverse->second % 3 + 2) % 3];
-      surface.neighbours[t][static_cast<std::size_t>(k)] = u;
-      surface.creases[t][static_cast<std::size_t>(k)] =
-          classify_crease(surface.normals_S[t], surface.normals_S[static_cast<std::size_t>(u)],
-                          surface.vertices_S[static_cast<std::size_t>(tri[k])],
-                          surface.vertices_S[static_cast<std::size_t>(far)]);
+      if (reverse != directed.end()) set_neighbour(surface, t, k, reverse->second / 3);
     }
+  }
+}
+
+// Neighbours and creases of a heightmap's grid, from the cells' layout: cell (row, column) holds
+// triangle 0 (v00, v10, v11) and triangle 1 (v00, v11, v01).
+void connect_grid(TriangleSurface& surface) {
+  const int columns = surface.grid_columns - 1, rows = surface.grid_rows - 1;
+  const auto first = [columns](int row, int column) { return 2 * (row * columns + column); };
+  for (int row = 0; row < rows; ++row) {
+    for (int column = 0; column < columns; ++column) {
+      const auto t0 = static_cast<std::size_t>(first(row, column)), t1 = t0 + 1;
+      if (row > 0) set_neighbour(surface, t0, 0, first(row - 1, column) + 1);  // bottom
+      if (column + 1 < columns) set_neighbour(surface, t0, 1, first(row, column + 1) + 1);
+      set_neighbour(surface, t0, 2, static_cast<int>(t1));  // the diagonal
+      set_neighbour(surface, t1, 0, static_cast<int>(t0));
+      if (row + 1 < rows) set_neighbour(surface, t1, 1, first(row + 1, column));  // top
+      if (column > 0) set_neighbour(surface, t1, 2, first(row, column - 1));      // left
+    }
+  }
+}
+
+// Neighbours, creases, vertex fans and the bounds, of a surface whose vertices, triangles and
+// normals are set.
+void connect(TriangleSurface& surface) {
+  const std::size_t count = surface.triangles.size();
+  surface.neighbours.assign(count, {-1, -1, -1});
+  surface.creases.assign(count, {Crease::boundary, Crease::boundary, Crease::boundary});
+  if (surface.grid_columns > 0) {
+    connect_grid(surface);
+  } else {
+    connect_edges(surface);
   }
 
   // Fans: counted, then filled in triangle order (so each fan is sorted).

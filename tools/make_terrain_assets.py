@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the terrain files of the catalog scenes heightmap_hills and mesh_bowl.
+"""Writes the terrain files of the catalog scenes heightmap_hills and mesh_bowl, and of the
+terrain benchmarks (BENCHMARKS.md).
 
-    python3 tools/make_terrain_assets.py    # rewrites models/scenes/meshes/{hills.pgm,bowl.obj}
+    python3 tools/make_terrain_assets.py    # rewrites models/scenes/meshes/{hills.pgm,bowl.obj,hills_257.pgm}
 
 hills.pgm: a 65 x 65 gray image (P2, levels 0..1000) of sin(2 pi x / 2) sin(2 pi y / 2) hills over
 4 x 4 m, level = 500 (1 + sin sin). bowl.obj: a spherical bowl (radius 0.5 m, centre 0.5 m above
@@ -20,6 +21,15 @@ with open(out / "hills.pgm", "w") as f:
         y = 2.0 - 4.0 * row / (n - 1)
         f.write(" ".join(str(round(500 * (1 + math.sin(math.pi * (-2.0 + 4.0 * c / (n - 1))) *
                                           math.sin(math.pi * y)))) for c in range(n)) + "\n")
+
+# The same hills at 257 x 257 points (P5, 8 bits): with size [x, y, 0] a flat 256 x 256-cell grid.
+n = 257
+with open(out / "hills_257.pgm", "wb") as f:
+    f.write(f"P5\n{n} {n}\n255\n".encode())
+    for row in range(n):
+        y = 2.0 - 4.0 * row / (n - 1)
+        f.write(bytes(round(127.5 * (1 + math.sin(math.pi * (-2.0 + 4.0 * c / (n - 1))) *
+                                     math.sin(math.pi * y))) for c in range(n)))
 
 R, rings, sectors, wall, rim = 0.5, 24, 48, math.radians(50.0), 0.6
 vertices = [(0.0, 0.0, 0.0)]

@@ -136,6 +136,22 @@ TEST_CASE("triangle surface: a heightmap's grid is laid out as the scene format 
   for (const Vec3& n : s.normals_S) CHECK(n.z() > 0.0);
 }
 
+TEST_CASE("triangle surface: a heightmap's neighbours and creases are those of its triangles") {
+  // The grid's arithmetic against matching every directed edge with its reverse (the mesh path).
+  std::vector<std::vector<double>> heights(9, std::vector<double>(12));
+  std::mt19937 random(4);
+  std::uniform_real_distribution<double> height(-0.05, 0.05);
+  for (auto& row : heights) {
+    for (double& z : row) z = height(random);
+  }
+  const TriangleSurface grid = build_heightmap_surface(heights, 1.1, 0.8);
+  const TriangleSurface mesh = build_mesh_surface(grid.vertices_S, grid.triangles);
+  REQUIRE(mesh.triangles == grid.triangles);
+  CHECK(mesh.neighbours == grid.neighbours);
+  CHECK(mesh.creases == grid.creases);
+  CHECK(mesh.fan_triangles == grid.fan_triangles);
+}
+
 TEST_CASE("triangle surface: bad input is refused with its place, degenerate triangles counted") {
   const auto message = [](auto&& build) {
     try {
