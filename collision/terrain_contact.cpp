@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collision/shape_geometry.hpp"
+
 namespace hybridsim {
 namespace {
 
@@ -145,6 +147,19 @@ Step step_face(const TriangleSurface& s, int t, const Vec3& c) {
                    0};
       return step;
     }
+    // Under the surface (a corner pressed in) the solid is the faces' half-spaces' intersection
+    // at a ridge: the face whose plane is nearer holds the point (they are equal on the
+    // bisector).
+    const int other =
+        s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(exit.edge)];
+    if (height < 0.0 && exit.beyond_valley <= 0.0) {
+      if (other >= 0 && s.normals_S[static_cast<std::size_t>(other)].dot(
+                            c - vertex_of(s, t, exit.edge)) > height) {
+        step.next = {FeatureKind::face, other, 0};
+        return step;
+      }
+      return stay(here, -kInfinity);
+    }
     // Over a ridge or the border: onto the edge, unless the plane already holds on past a valley,
     // where the distance would jump: an event settles it.
     if (exit.beyond_valley <= 0.0) {
@@ -170,8 +185,16 @@ Step step_edge(const TriangleSurface& s, int t, int k, const Vec3& c) {
   }
   const Vec3 q = a + along * e;
   const Vec3 u = c - q;
-  // Into a face whose side c lies over.
   const int other = s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)];
+  // Under both faces: the one whose plane is nearer.
+  const double height_t = s.normals_S[static_cast<std::size_t>(t)].dot(u);
+  const double height_other =
+      other >= 0 ? s.normals_S[static_cast<std::size_t>(other)].dot(u) : -kInfinity;
+  if (height_t < 0.0 && height_other < 0.0) {
+    step.next = {FeatureKind::face, height_other > height_t ? other : t, 0};
+    return step;
+  }
+  // Into a face whose side c lies over.
   double deepest = u.dot(-edge_outward(s, t, k));
   int into = deepest > 0.0 ? t : -1;
   Vec3 n_mean = s.normals_S[static_cast<std::size_t>(t)];
@@ -205,11 +228,16 @@ Step step_vertex(const TriangleSurface& s, int v, const Vec3& c) {
   double steepest_valley = 0.0;
   Feature next;
   Vec3 n_sum = Vec3::Zero();
+  // Under every face of the fan: the one whose plane is nearest.
+  int nearest_face = -1;
+  double nearest_height = -kInfinity;
   for (int i = s.fan_start[static_cast<std::size_t>(v)];
        i < s.fan_start[static_cast<std::size_t>(v) + 1]; ++i) {
     const int t = s.fan_triangles[static_cast<std::size_t>(i)];
     const auto& tri = s.triangles[static_cast<std::size_t>(t)];
     n_sum += s.normals_S[static_cast<std::size_t>(t)];
+    const double height = s.normals_S[static_cast<std::size_t>(t)].dot(u);
+    if (height > nearest_height) nearest_height = height, nearest_face = t;
     const int at = tri[0] == v ? 0 : tri[1] == v ? 1 : 2;
     // The two edges of t at v: k = at (v -> next) and k = at + 2 (previous -> v).
     for (const int k : {at, (at + 2) % 3}) {
@@ -223,6 +251,11 @@ Step step_vertex(const TriangleSurface& s, int v, const Vec3& c) {
         next = canonical_edge(s, t, k);
       }
     }
+  }
+  if (nearest_height < 0.0) {
+    Step step;
+    step.next = {FeatureKind::face, nearest_face, 0};
+    return step;
   }
   if (steepest > 0.0) {
     Step step;
@@ -274,7 +307,7 @@ SurfacePoint follow_surface_point(const TriangleSurface& surface, const Vec3& c_
 }
 
 int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double reach,
-                        std::span<SurfacePoint> out) {
+                        std::span<SurfacePoint> out, double depth) {
   int found = 0;
   int kept = 0;
   const double size = surface.size();
@@ -297,10 +330,10 @@ int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double 
   };
   surface.for_each_triangle_near(c_S, reach, [&](int t) {
     const auto ti = static_cast<std::size_t>(t);
-    // A face holds a ball whose centre is over it, in front (a ball behind a thin wall does not
-    // touch its far side).
+    // A face holds a point over it, in front, or under it down to `depth`.
     const double height = surface.normals_S[ti].dot(c_S - vertex_of(surface, t, 0));
-    if (height > 0.0 && height <= reach && !outside_bounding_edge(surface, t, c_S)) {
+    if (height > -depth && height <= reach &&
+        (height < 0.0 || !outside_bounding_edge(surface, t, c_S))) {
       offer(step_face(surface, t, c_S));
     }
     for (int k = 0; k < 3; ++k) {
@@ -347,17 +380,21 @@ bool is_surface_feature(const TriangleSurface& surface, const Feature& feature) 
 namespace hybridsim {
 namespace {
 
-// Candidates are searched this far from the ball (relative to its radius): the crossing function
-// z2 needs only those near contact, and the search covers a cap of the ball, not its width.
+// Candidates are searched this far from each point (relative to the partner's bounding radius):
+// the crossing function z2 needs only those near contact, and the search covers a cap of a ball,
+// not its width.
 constexpr double kTerrainSearchMargin = 1e-3;
+// How deep under a face a corner may be and still touch it, relative to the partner's bounding
+// radius: far beyond any contact's depth, short of the far side of a thin wall.
+constexpr double kCornerDepth = 0.1;
 
-// A terrain pair as (surface, ball), with whether the ball is A.
+// A terrain pair as (surface, partner), with whether the partner is A.
 struct TerrainPair {
   const Shape& terrain;
   const Pose& X_WT;
-  const Shape& ball;
-  const Pose& X_WB;
-  bool ball_is_a;
+  const Shape& partner;
+  const Pose& X_WP;
+  bool partner_is_a;
 };
 
 TerrainPair order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
@@ -365,23 +402,72 @@ TerrainPair order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& 
   return {b, X_WB, a, X_WA, true};
 }
 
-Vec3 centre_in_terrain(const TerrainPair& p) {
-  return p.X_WT.rotation.transpose() * (p.X_WB.translation - p.X_WT.translation);
+// The partner's points that touch terrain, each grown by a radius: a ball's centre; a capsule's
+// two segment ends; a box's eight corners (of its core, grown by its smoothing radius); a hull's
+// vertices. Point k is named {vertex, k}, a ball's centre {shape}.
+int partner_point_count(const Shape& partner) {
+  switch (partner.type) {
+    case ShapeType::capsule:
+      return 2;
+    case ShapeType::box:
+      return 8;
+    case ShapeType::convex:
+      return static_cast<int>(partner.hull->vertices_S.size());
+    default:
+      return 1;
+  }
 }
 
-// A surface point as a manifold point of the pair: the ball's distance, the normal from A to B.
-ManifoldPoint to_manifold_point(const TerrainPair& p, const SurfacePoint& s) {
+struct PartnerPoint {
+  Vec3 p_P;  // in the partner's frame, m
+  double radius;
+  Feature feature;
+};
+
+PartnerPoint partner_point(const Shape& partner, int k) {
+  switch (partner.type) {
+    case ShapeType::capsule:
+      return {Vec3(0.0, 0.0, (k == 0 ? -0.5 : 0.5) * partner.length),
+              partner.radius,
+              {FeatureKind::vertex, k, 0}};
+    case ShapeType::box: {
+      const Vec3 core = partner.half_extents - Vec3::Constant(partner.smoothing_radius);
+      return {Vec3((k & 1) ? core.x() : -core.x(), (k & 2) ? core.y() : -core.y(),
+                   (k & 4) ? core.z() : -core.z()),
+              partner.smoothing_radius,
+              {FeatureKind::vertex, k, 0}};
+    }
+    case ShapeType::convex:
+      return {
+          partner.hull->vertices_S[static_cast<std::size_t>(k)], 0.0, {FeatureKind::vertex, k, 0}};
+    default:
+      return {Vec3::Zero(), partner.radius, {}};
+  }
+}
+
+int partner_point_index(const Feature& feature) {
+  return feature.kind == FeatureKind::vertex ? feature.index : 0;
+}
+
+Vec3 point_in_terrain(const TerrainPair& p, const PartnerPoint& point) {
+  return p.X_WT.rotation.transpose() * (p.X_WP.transform_point(point.p_P) - p.X_WT.translation);
+}
+
+// A surface point as a manifold point of the pair: the partner point's distance, the normal from
+// A to B.
+ManifoldPoint to_manifold_point(const TerrainPair& p, const PartnerPoint& partner_point,
+                                const SurfacePoint& s) {
   ManifoldPoint point;
   const Vec3 n_W = p.X_WT.rotation * s.n_S;
   const Vec3 on_surface_W = p.X_WT.transform_point(s.q_S);
-  const Vec3 on_ball_W = p.X_WB.translation - p.ball.radius * n_W;
-  point.geometry.distance = s.height - p.ball.radius;
-  point.geometry.n_AB_W = p.ball_is_a ? Vec3(-n_W) : n_W;
-  point.geometry.p_A_W = p.ball_is_a ? on_ball_W : on_surface_W;
-  point.geometry.p_B_W = p.ball_is_a ? on_surface_W : on_ball_W;
+  const Vec3 on_partner_W = p.X_WP.transform_point(partner_point.p_P) - partner_point.radius * n_W;
+  point.geometry.distance = s.height - partner_point.radius;
+  point.geometry.n_AB_W = p.partner_is_a ? Vec3(-n_W) : n_W;
+  point.geometry.p_A_W = p.partner_is_a ? on_partner_W : on_surface_W;
+  point.geometry.p_B_W = p.partner_is_a ? on_surface_W : on_partner_W;
   point.validity = s.validity;
-  (p.ball_is_a ? point.feature_b : point.feature_a) = s.feature;
-  (p.ball_is_a ? point.feature_a : point.feature_b) = Feature{};
+  (p.partner_is_a ? point.feature_b : point.feature_a) = s.feature;
+  (p.partner_is_a ? point.feature_a : point.feature_b) = partner_point.feature;
   return point;
 }
 
@@ -390,19 +476,34 @@ ManifoldPoint to_manifold_point(const TerrainPair& p, const SurfacePoint& s) {
 void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                               ContactManifold& manifold) {
   const TerrainPair p = order(a, X_WA, b, X_WB);
+  const TriangleSurface& surface = *p.terrain.surface;
+  const double size = compute_bounding_radius(p.partner);
+  const double margin = kTerrainSearchMargin * size;
+  manifold.reference = {ManifoldKind::terrain, -1};
+  manifold.count = 0;
+  manifold.unseen_distance = margin;
   // Scratch, reused: a fresh array would be initialised on every call (1.4 kB).
   thread_local std::array<SurfacePoint, kMaxManifoldPoints> found;
-  const double radius = p.ball.radius;
-  const double margin = kTerrainSearchMargin * radius;
-  const int count = std::min(
-      find_surface_points(*p.terrain.surface, centre_in_terrain(p), radius + margin, found),
-      kMaxManifoldPoints);
-  manifold.reference = {ManifoldKind::terrain, -1};
-  manifold.count = count;
-  manifold.unseen_distance = margin;
-  for (int k = 0; k < count; ++k) {
-    manifold.points[static_cast<std::size_t>(k)] =
-        to_manifold_point(p, found[static_cast<std::size_t>(k)]);
+  for (int k = 0; k < partner_point_count(p.partner); ++k) {
+    const PartnerPoint point = partner_point(p.partner, k);
+    const Vec3 c_S = point_in_terrain(p, point);
+    const int count = std::min(find_surface_points(surface, c_S, point.radius + margin, found,
+                                                   point.radius > 0.0 ? 0.0 : kCornerDepth * size),
+                               kMaxManifoldPoints);
+    for (int i = 0; i < count; ++i) {
+      const ManifoldPoint candidate =
+          to_manifold_point(p, point, found[static_cast<std::size_t>(i)]);
+      if (manifold.count < kMaxManifoldPoints) {
+        manifold.points[static_cast<std::size_t>(manifold.count++)] = candidate;
+        continue;
+      }
+      // Full: the deepest stay.
+      auto shallowest = std::max_element(manifold.points.begin(), manifold.points.end(),
+                                         [](const ManifoldPoint& x, const ManifoldPoint& y) {
+                                           return x.geometry.distance < y.geometry.distance;
+                                         });
+      if (candidate.geometry.distance < shallowest->geometry.distance) *shallowest = candidate;
+    }
   }
 }
 
@@ -410,22 +511,40 @@ ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Sha
                                      const Pose& X_WB, const Feature& feature_a,
                                      const Feature& feature_b) {
   const TerrainPair p = order(a, X_WA, b, X_WB);
-  const Feature& start = p.ball_is_a ? feature_b : feature_a;
-  return to_manifold_point(p,
-                           follow_surface_point(*p.terrain.surface, centre_in_terrain(p), start));
+  const Feature& start = p.partner_is_a ? feature_b : feature_a;
+  const PartnerPoint point =
+      partner_point(p.partner, partner_point_index(p.partner_is_a ? feature_a : feature_b));
+  return to_manifold_point(
+      p, point, follow_surface_point(*p.terrain.surface, point_in_terrain(p, point), start));
 }
 
 SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const Shape& b,
                                         const Pose& X_WB) {
   const TerrainPair p = order(a, X_WA, b, X_WB);
   const TriangleSurface& surface = *p.terrain.surface;
-  const Vec3 c_S = centre_in_terrain(p);
-  // Far enough to hold the nearest vertex, hence some candidate.
-  const Vec3 nearest_in_bounds = c_S.cwiseMax(surface.min_S).cwiseMin(surface.max_S);
-  const double reach = (c_S - nearest_in_bounds).norm() + surface.size() + p.ball.radius;
-  std::array<SurfacePoint, 1> nearest;
-  if (find_surface_points(surface, c_S, reach, nearest) == 0) return {};
-  return to_manifold_point(p, nearest[0]).geometry;
+  const double size = compute_bounding_radius(p.partner);
+  SignedDistance nearest_of_all;
+  for (int k = 0; k < partner_point_count(p.partner); ++k) {
+    const PartnerPoint point = partner_point(p.partner, k);
+    const Vec3 c_S = point_in_terrain(p, point);
+    // Far enough to hold the nearest vertex, hence some candidate.
+    const Vec3 nearest_in_bounds = c_S.cwiseMax(surface.min_S).cwiseMin(surface.max_S);
+    const double reach = (c_S - nearest_in_bounds).norm() + surface.size() + point.radius;
+    std::array<SurfacePoint, 1> nearest;
+    if (find_surface_points(surface, c_S, reach, nearest,
+                            point.radius > 0.0 ? 0.0 : kCornerDepth * size) == 0) {
+      continue;
+    }
+    const SignedDistance d = to_manifold_point(p, point, nearest[0]).geometry;
+    if (d.distance < nearest_of_all.distance) nearest_of_all = d;
+  }
+  return nearest_of_all;
+}
+
+bool is_partner_feature(const Shape& partner, const Feature& feature) {
+  if (partner.type == ShapeType::sphere) return feature == Feature{};
+  return feature.kind == FeatureKind::vertex && feature.index >= 0 &&
+         feature.index < partner_point_count(partner) && feature.index2 == 0;
 }
 
 }  // namespace hybridsim

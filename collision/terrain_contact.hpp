@@ -41,8 +41,11 @@ SurfacePoint follow_surface_point(const TriangleSurface& surface, const Vec3& c_
 // The candidate points of a ball at c_S whose nearest points lie within `reach` (m) of it, the
 // nearest first, at most out.size(). Returns how many were found (before the cut). Allocates
 // nothing.
+// A point under the surface (a corner pressed in) has candidates on faces down to `depth` (m)
+// below them; a ball's centre (depth 0) only in front of them (a ball behind a thin wall does not
+// touch its far side).
 int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double reach,
-                        std::span<SurfacePoint> out);
+                        std::span<SurfacePoint> out, double depth = 0.0);
 
 // Whether `feature` names a face, edge or vertex of this surface as SurfacePoint does.
 bool is_surface_feature(const TriangleSurface& surface, const Feature& feature);
@@ -52,14 +55,19 @@ inline bool is_terrain(const Shape& shape) {
   return shape.type == ShapeType::mesh || shape.type == ShapeType::heightmap;
 }
 
-// The shapes that may touch a terrain shape (a ball for now).
+// The shapes that may touch a terrain shape: a ball (its centre, grown by its radius), a capsule
+// (its two segment ends, grown), a box (its corners, grown by its smoothing radius) and a convex
+// hull (its vertices).
 inline bool touches_terrain(ShapeType type) {
-  return type == ShapeType::sphere;
+  return type == ShapeType::sphere || type == ShapeType::capsule || type == ShapeType::box ||
+         type == ShapeType::convex;
 }
 
-// The candidate points of a terrain shape and a ball (either order) whose distance is below 0.1% of
-// the ball's radius; `manifold.unseen_distance` is that margin, a lower bound of every other
-// candidate's distance. Features on the ball's side are `shape`.
+// The candidate points of a terrain shape and a partner that touches terrain (either order) whose
+// distance is below 0.1% of the partner's bounding radius; `manifold.unseen_distance` is that
+// margin, a lower bound of every other candidate's distance. On the partner's side a point is
+// named by the partner point that makes it: `shape` for a ball, vertex k for the others (a box's
+// corner k has x positive if bit 0 of k is set, y bit 1, z bit 2; a capsule's end 0 is at -z).
 void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                               ContactManifold& manifold);
 
@@ -69,7 +77,10 @@ ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Sha
                                      const Pose& X_WB, const Feature& feature_a,
                                      const Feature& feature_b);
 
-// The pair's nearest candidate (seed 002's one point per pair), searched as far as needed.
+// Whether `feature` names a point of the partner as compute_terrain_manifold does.
+bool is_partner_feature(const Shape& partner, const Feature& feature);
+
+// The pair's nearest candidate (one point per pair), searched as far as needed.
 SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const Shape& b,
                                         const Pose& X_WB);
 

@@ -45,9 +45,9 @@ double hunt_crossley_value(const Model& model, int shape, bool stiffness) {
 // better than this, and two points of one pair are never this close (clipping merges them).
 constexpr double kSamePointDistance = 1e-6;
 
-// The radius of the ball of a terrain pair (the shape that is not terrain).
-double terrain_ball_radius(const Model& model, int a, int b) {
-  return model.shapes[is_terrain(model.shapes[a]) ? b : a].radius;
+// The size of a terrain pair's partner (the shape that is not terrain): its bounding radius.
+double terrain_partner_size(const Model& model, int a, int b) {
+  return compute_bounding_radius(model.shapes[is_terrain(model.shapes[a]) ? b : a]);
 }
 
 EventRecord make_contact_record(const Model& model, double t, std::string_view crossing,
@@ -227,7 +227,7 @@ double ContactHandler::smallest_free_candidate_distance(int a, int b, std::span<
                            ReferenceUse::keep, manifold);
   const bool terrain = manifold.reference.kind == ManifoldKind::terrain;
   const double same_point_distance =
-      terrain ? kSamePointDistance * terrain_ball_radius(model_, a, b) : 0.0;
+      terrain ? kSamePointDistance * terrain_partner_size(model_, a, b) : 0.0;
   double smallest = manifold.unseen_distance;
   for (int k = 0; k < manifold.count; ++k) {
     const ManifoldPoint& candidate = manifold.points[static_cast<std::size_t>(k)];
@@ -434,7 +434,7 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
   const PairId pair_id = make_pair_id(a, b);
   const Shape& shape_a = model_.shapes[a];
   const Shape& shape_b = model_.shapes[b];
-  const double same_point_distance = kSamePointDistance * terrain_ball_radius(model_, a, b);
+  const double same_point_distance = kSamePointDistance * terrain_partner_size(model_, a, b);
 
   // The points kept so far: their features and contact points.
   struct Held {
@@ -540,8 +540,9 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
       if (is_terrain(a) == is_terrain(b)) return false;
       const Shape& terrain = is_terrain(a) ? a : b;
       const Feature& on_terrain = is_terrain(a) ? fa : fb;
-      const Feature& on_ball = is_terrain(a) ? fb : fa;
-      return on_ball == Feature{} && is_surface_feature(*terrain.surface, on_terrain);
+      const Feature& on_partner = is_terrain(a) ? fb : fa;
+      return is_partner_feature(is_terrain(a) ? b : a, on_partner) &&
+             is_surface_feature(*terrain.surface, on_terrain);
     }
     case ManifoldKind::closest:
       return !halfspace_a && !halfspace_b && fa.kind == FeatureKind::shape &&

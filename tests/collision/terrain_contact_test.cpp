@@ -275,5 +275,27 @@ TEST_CASE("terrain contact: a followed point moves over a ridge and a random flo
   }
 }
 
+TEST_CASE("terrain contact: a corner pressed under a ridge is held by the nearer face's plane") {
+  // Under the surface the solid near a ridge is the intersection of its faces' half-spaces, whose
+  // signed distance is the larger of the two plane distances: a point followed across under the
+  // crest has that height all along (a corner pressed in), continuous through the bisector.
+  const double beta = 0.3;
+  const TriangleSurface ridge = make_groove(beta, true);
+  const Vec3 n_left = Vec3(-std::sin(beta), 0, std::cos(beta));
+  const Vec3 n_right = Vec3(std::sin(beta), 0, std::cos(beta));
+  Vec3 c(-0.3, 0.1, -0.3 * std::tan(beta) - 0.002);
+  std::array<SurfacePoint, 16> found;
+  REQUIRE(find_surface_points(ridge, c, 0.01, found, 0.01) == 1);
+  SurfacePoint point = found[0];
+  for (int i = 0; i < 600; ++i) {
+    c += Vec3(0.001, 0.0, 0.0);
+    c.z() = -std::abs(c.x()) * std::tan(beta) - 0.002;  // 2 mm under the surface
+    point = follow_surface_point(ridge, c, point.feature);
+    const double expected = std::max(n_left.dot(c), n_right.dot(c));
+    CHECK(point.height == doctest::Approx(expected).epsilon(1e-13));
+    CHECK(point.validity <= 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace hybridsim
