@@ -197,6 +197,10 @@ struct ContactSettings {
 // kSparseConstraintRows (core/constraint_solver.hpp) rows and sparse above.
 enum class ConstraintFactorization { automatic, dense, sparse };
 
+// Outputs a run may ask for (stop time over output interval): 1e8 rows of a trajectory are
+// gigabytes; more is a typo, refused before the run starts.
+inline constexpr double kMaxOutputCount = 1e8;
+
 struct SimulationSettings {
   double stop_time = 1.0;                // s, simulated time at which the run ends
   std::string integrator = "cvode-bdf";  // integrator registry name (list_integrators())

@@ -10,6 +10,7 @@
 
 #include "collision/triangle_surface.hpp"
 #include "core/errors.hpp"
+#include "models/input_file.hpp"
 
 namespace hybridsim {
 namespace {
@@ -96,6 +97,7 @@ std::vector<std::vector<double>> read_png(const std::string& path) {
 }  // namespace
 
 std::vector<std::vector<double>> read_gray_image(const std::string& path) {
+  check_input_file(path, "heightmap", kMaxDataFileBytes);
   std::ifstream file(path, std::ios::binary);
   if (!file) throw file_error(path, "cannot be opened");
   char first[2] = {0, 0};
@@ -109,6 +111,7 @@ std::vector<std::vector<double>> read_gray_image(const std::string& path) {
 }
 
 std::vector<std::vector<double>> read_height_csv(const std::string& path) {
+  check_input_file(path, "heightmap", kMaxDataFileBytes);
   std::ifstream file(path);
   if (!file) throw file_error(path, "cannot be opened");
   std::vector<std::vector<double>> heights;

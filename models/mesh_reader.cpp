@@ -4,10 +4,12 @@
 #include <tiny_obj_loader.h>
 
 #include "core/errors.hpp"
+#include "models/input_file.hpp"
 
 namespace hybridsim {
 
 std::vector<Vec3> read_mesh_vertices(const std::string& path) {
+  check_input_file(path, "mesh", kMaxDataFileBytes);
   tinyobj::ObjReader reader;
   tinyobj::ObjReaderConfig config;
   config.triangulate = false;  // only the points are used
@@ -26,6 +28,7 @@ std::vector<Vec3> read_mesh_vertices(const std::string& path) {
 }
 
 MeshTriangles read_mesh_triangles(const std::string& path) {
+  check_input_file(path, "mesh", kMaxDataFileBytes);
   tinyobj::ObjReader reader;
   tinyobj::ObjReaderConfig config;
   config.triangulate = true;  // polygons as fans, in their own order (their normal kept)

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <numbers>
 #include <sstream>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <Eigen/Eigenvalues>
@@ -21,6 +22,7 @@
 #include "integrators/integrator.hpp"
 #include "models/contact_material_reader.hpp"
 #include "models/heightmap_reader.hpp"
+#include "models/input_file.hpp"
 #include "models/joint_reader.hpp"
 #include "models/mass_properties.hpp"
 #include "models/mesh_reader.hpp"
@@ -368,6 +370,17 @@ void read_body_mass_properties(MapReader& reader, Body& body, std::span<const Sh
     Eigen::SelfAdjointEigenSolver<Mat3> eigen(body.inertia_com_B);
     if (!(eigen.eigenvalues().minCoeff() > 0.0))
       reader.fail("inertia", "must be positive definite");
+    // A rigid body's principal moments obey the triangle inequality (each at most the sum of the
+    // others, equal for a flat body); 1e-9 relative allows the rounding of given numbers.
+    const Vec3 principal = eigen.eigenvalues();
+    for (int i = 0; i < 3; ++i) {
+      if (principal[i] > (principal.sum() - principal[i]) * (1.0 + 1e-9)) {
+        reader.fail("inertia",
+                    fmt::format("principal moments {:.6g}, {:.6g}, {:.6g}: one exceeds the sum "
+                                "of the other two, which no mass distribution gives",
+                                principal[0], principal[1], principal[2]));
+      }
+    }
   } else if (from_shapes.mass > 0.0) {
     // Scaled to the body's mass, then moved (parallel axes) to a centre of mass given apart.
     const Vec3 d = body.p_BCom_B - from_shapes.p_BCom_B;
@@ -400,8 +413,8 @@ BodyArray read_body_array(MapReader& body_reader) {
     }
     array.counts[axis] = static_cast<int>(counts[axis]);
   }
-  if (static_cast<double>(array.counts[0]) * array.counts[1] * array.counts[2] > 1e6) {
-    reader.fail("counts", "more than a million copies");
+  if (static_cast<double>(array.counts[0]) * array.counts[1] * array.counts[2] > 1e5) {
+    reader.fail("counts", "more than 100,000 copies (pile_1000, a thousand, runs for minutes)");
   }
   array.spacing = reader.required_vec3("spacing");
   array.jitter = reader.vec3("jitter", Vec3::Zero());
@@ -472,14 +485,17 @@ void read_bodies(MapReader& root, Model& model) {
     std::vector<Shape> body_shapes;
     const int body_index = static_cast<int>(model.bodies.size());
 
+    std::unordered_set<std::string> shape_names;
     const YAML::Node shapes = reader.sequence("shapes");
     for (std::size_t k = 0; k < shapes.size(); ++k) {
       MapReader shape_reader(shapes[k], indexed(reader.path_of("shapes"), k), root.source());
       Shape shape;
       shape.body = body_index;
       shape.name = shape_reader.string("name", std::to_string(k));
-      for (const Shape& other : body_shapes) {
-        if (other.name == shape.name) shape_reader.fail("name", "duplicate shape name");
+      // A set, not a scan of the shapes read so far: a body of 100,000 shapes loads in linear
+      // time.
+      if (!shape_names.insert(shape.name).second) {
+        shape_reader.fail("name", "duplicate shape name");
       }
       read_shape(shape_reader, shape, model);
       if ((shape.type == ShapeType::halfspace || shape.type == ShapeType::mesh ||
@@ -623,6 +639,11 @@ bool read_settings(MapReader& root, Model& model) {
     s.rtol = sim.positive("rtol", s.rtol);
     if (sim.has("atol")) s.atol = sim.positive("atol", 1.0);
     s.output_interval = sim.positive("output_interval", s.output_interval);
+    if (s.stop_time / s.output_interval > kMaxOutputCount) {
+      sim.fail("output_interval",
+               fmt::format("{:.3g} outputs up to stop_time {} s, more than {:.0e}",
+                           s.stop_time / s.output_interval, s.stop_time, kMaxOutputCount));
+    }
     if (sim.has("max_step")) s.max_step = sim.positive("max_step", 1.0);
     s.constraint_stabilization =
         sim.non_negative("constraint_stabilization", s.constraint_stabilization);
@@ -745,7 +766,14 @@ Model load_scene_text(const std::string& text, const std::string& source_name,
     throw InputError(
         fmt::format("{}:{}: YAML syntax error: {}", source_name, error.mark.line + 1, error.msg));
   }
-  if (!root.IsMap()) throw InputError(fmt::format("{}: a scene must be a YAML map", source_name));
+  if (!root.IsMap()) {
+    throw InputError(
+        !root.IsDefined() || root.IsNull()
+            ? fmt::format("{}:1: the scene is empty (a scene is a YAML map of keys: bodies, ...)",
+                          source_name)
+            : fmt::format("{}:{}: a scene must be a YAML map of keys, not {}", source_name,
+                          root.Mark().line + 1, describe_yaml_value(root)));
+  }
   for (const std::string& assignment : overrides) apply_yaml_override(root, assignment, source);
   return build_model(root, source);
 }
@@ -781,6 +809,7 @@ std::vector<CatalogEntry> list_catalog() {
 
 Model load_scene_file(const std::string& path_or_name, const std::vector<std::string>& overrides) {
   const std::string path = resolve_scene_path(path_or_name);
+  check_input_file(path, "scene", kMaxSceneFileBytes);
   std::ifstream file(path);
   if (!file) throw InputError(fmt::format("{}: cannot open the scene file", path));
   std::stringstream text;

@@ -50,11 +50,26 @@ std::string indexed(const std::string& path, std::size_t index) {
 }
 
 std::string describe_yaml_value(const YAML::Node& node) {
+  // Messages name a value, they do not repeat a huge one: at most 8 elements of a list, 200
+  // characters.
+  constexpr std::size_t kShownElements = 8, kShownCharacters = 200;
   if (!node.IsDefined() || node.IsNull()) return "null";
-  if (node.IsScalar()) return node.Scalar();
-  YAML::Emitter emitter;
-  emitter << YAML::Flow << node;
-  return emitter.c_str();
+  std::string text;
+  if (node.IsScalar()) {
+    text = node.Scalar();
+  } else if (node.IsSequence() && node.size() > kShownElements) {
+    text = "[";
+    for (std::size_t i = 0; i < kShownElements; ++i) text += describe_yaml_value(node[i]) + ", ";
+    text += fmt::format("... ({} elements)]", node.size());
+  } else {
+    YAML::Emitter emitter;
+    emitter << YAML::Flow << node;
+    text = emitter.c_str();
+  }
+  if (text.size() > kShownCharacters) {
+    text = text.substr(0, kShownCharacters) + fmt::format("... ({} characters)", text.size());
+  }
+  return text;
 }
 
 // "file:line", or "file (--set)" for a node that a command-line override created.
@@ -104,6 +119,21 @@ MapReader::MapReader(const YAML::Node& node, std::string path, const YamlSource&
     : node_(node), path_(std::move(path)), source_(source) {
   if (!node.IsMap())
     throw_yaml_error(source, node, path_.empty() ? "(top level)" : path_, "must be a map of keys");
+  // A key given twice: YAML leaves it open which wins (yaml-cpp takes the first), so it is an
+  // error, naming both lines.
+  std::set<std::string> keys;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) continue;
+    if (!keys.insert(entry.first.Scalar()).second) {
+      const YAML::Node first = node[entry.first.Scalar()];
+      throw InputError(fmt::format("{}: key '{}' is given twice (first{}); give it once",
+                                   describe_location(source, entry.first),
+                                   path_of(entry.first.Scalar()),
+                                   first.IsDefined() && first.Mark().line >= 0
+                                       ? fmt::format(" at line {}", first.Mark().line + 1)
+                                       : ""));
+    }
+  }
 }
 
 bool MapReader::has(const std::string& key) const {

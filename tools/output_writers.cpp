@@ -170,11 +170,18 @@ void RunWriter::update_progress(double t) {
   progress_shown_ = true;
 }
 
-void RunWriter::finish() {
+std::vector<std::string> RunWriter::finish() {
   if (progress_shown_) std::fprintf(stderr, "\n");
-  if (trajectory_.is_open()) trajectory_.flush();
-  if (events_.is_open()) events_.flush();
-  if (contacts_.is_open()) contacts_.flush();
+  std::vector<std::string> failed;
+  const auto close = [&failed](std::ofstream& file, const std::string& path) {
+    if (!file.is_open()) return;
+    file.flush();
+    if (!file) failed.push_back(path);
+  };
+  close(trajectory_, outputs_.trajectory_path);
+  close(events_, outputs_.events_path);
+  close(contacts_, outputs_.contacts_path);
+  return failed;
 }
 
 nlohmann::json make_stats(const SimulationResult& result) {

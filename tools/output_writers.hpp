@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +33,9 @@ class RunWriter final : public SimulationObserver {
 
   void on_output(double t, const VectorX& x) override;
   void on_event(const EventInstant& instant, const VectorX& x) override;
-  void finish();
+  // Flushes the files; returns the paths of those that could not be written in full (a full
+  // disk, a closed pipe).
+  std::vector<std::string> finish();
 
   double initial_energy() const { return initial_energy_; }
   // A resumed run: the energy at the original start (the first output here is a later one).

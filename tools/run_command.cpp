@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/errors.hpp"
 #include "hybridsim/simulator.hpp"
@@ -34,6 +35,12 @@ SimulationOptions command_simulation_options(const Model& model, const RunComman
   if (!(sim.output_interval > 0.0)) {
     throw InputError(
         fmt::format("--output-interval = {}: must be a positive number", sim.output_interval));
+  }
+  if (sim.stop_time / sim.output_interval > kMaxOutputCount) {
+    throw InputError(fmt::format(
+        "--output-interval = {} s with stop time {} s: {:.3g} outputs, more than {:.0e} (raise "
+        "the interval)",
+        sim.output_interval, sim.stop_time, sim.stop_time / sim.output_interval, kMaxOutputCount));
   }
   return sim;
 }
@@ -103,7 +110,7 @@ int run_command(const RunCommandOptions& options) {
     }
     const double wall_time =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    writer.finish();
+    std::vector<std::string> unwritten = writer.finish();
 
     if (summary_file.is_open()) {
       nlohmann::json summary = make_summary(system, sim, integrator_name, result, simulator.state(),
@@ -113,6 +120,8 @@ int run_command(const RunCommandOptions& options) {
         summary["wall_time_total_s"] = resumed->wall_time_s + wall_time;
       }
       summary_file << summary.dump(2) << '\n';
+      summary_file.flush();
+      if (!summary_file) unwritten.push_back(options.summary_path);
     }
     if (!options.quiet) {
       std::cout << fmt::format(
@@ -124,6 +133,12 @@ int run_command(const RunCommandOptions& options) {
     if (result.status != SimulationStatus::ok) {
       std::cerr << fmt::format("hybridsim: {}: {}\n", to_string(result.status), result.message);
       return 3;
+    }
+    // Nothing is lost silently: an output that could not be written fails the run.
+    if (!unwritten.empty()) {
+      std::cerr << fmt::format("hybridsim: could not write {} (disk full?)\n",
+                               fmt::join(unwritten, ", "));
+      return 4;
     }
     return 0;
   } catch (const InputError& error) {

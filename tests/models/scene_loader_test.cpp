@@ -177,6 +177,47 @@ TEST_CASE("scene loader: every bad input names the file, the line, the key and t
   }
 }
 
+TEST_CASE("scene loader: hardening: duplicate keys, empty files, huge values, impossible bodies") {
+  const auto with = [](const std::string& from, const std::string& to) {
+    std::string text = kBase;
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  // A key given twice is an error (YAML leaves open which wins), naming both lines.
+  CHECK(error_of(with("position: [0, 0, 1]", "position: [0, 0, 1]\n    mass: 1\n    mass: -5")) ==
+        "scene.yaml:11: key 'bodies[1].mass' is given twice (first at line 10); give it once");
+  // An empty document says so, with the file's position.
+  CHECK(error_of("") ==
+        "scene.yaml:1: the scene is empty (a scene is a YAML map of keys: bodies, ...)");
+  CHECK(error_of("- 1\n- 2\n").find("scene.yaml:1: a scene must be a YAML map of keys, not") !=
+        std::string::npos);
+  // A huge value is named, not repeated: the message stays short.
+  std::string huge = "position: [1";
+  for (int i = 0; i < 100000; ++i) huge += ", 1";
+  huge += "]";
+  const std::string message = error_of(with("position: [0, 0, 1]", huge));
+  CHECK(message.find("... (100001 elements)]: must be a list of 3 numbers") != std::string::npos);
+  CHECK(message.size() < 300);
+  // Principal moments that break the triangle inequality (Izz > Ixx + Iyy) fit no body.
+  CHECK(error_of(with("position: [0, 0, 1]",
+                      "position: [0, 0, 1]\n    mass: 1\n    inertia: [1, 1, 3, 0, 0, 0]"))
+            .find("one exceeds the sum of the other two") != std::string::npos);
+  // A flat body (Izz = Ixx + Iyy) is fine.
+  CHECK(error_of(with("position: [0, 0, 1]",
+                      "position: [0, 0, 1]\n    mass: 1\n    inertia: [1, 2, 3, 0, 0, 0]")) == "");
+  // Outputs beyond 1e8 and arrays beyond 100,000 copies are refused before anything runs.
+  CHECK(error_of(std::string(kBase) + "simulation: {stop_time: 3, output_interval: 1.0e-300}")
+            .find("outputs up to stop_time 3 s, more than 1e+08") != std::string::npos);
+  CHECK(error_of(with("position: [0, 0, 1]",
+                      "position: [0, 0, 1]\n    array: {counts: [1000, 1000, 1], spacing: [1, "
+                      "1, 0]}"))
+            .find("more than 100,000 copies") != std::string::npos);
+  // A device or a missing file as a mesh: refused at once, naming it.
+  CHECK(error_of(with("{type: sphere, radius: 0.1, material: Steel}",
+                      "{type: convex, mesh: /dev/zero, material: Steel}"))
+            .find("mesh file '/dev/zero': not a regular file") != std::string::npos);
+}
+
 TEST_CASE("scene loader: a convex hull's mass, centre of mass and frame at its centroid") {
   // The tetrahedron (0, 0, 0), (a, 0, 0), (0, a, 0), (0, 0, a) with a = 0.3 m, given at shape
   // position (0, 0, 0.2) in the body: volume a^3 / 6, centroid at a/4 on each axis (the mean

@@ -67,6 +67,18 @@ TEST_CASE("cli: --version prints hybridsim X.Y.Z, and --set may stand before the
             .status == 0);
 }
 
+TEST_CASE("cli: an output that cannot be written fails the run with status 4, naming it") {
+  // /dev/full takes the open but refuses every write, as a full disk does.
+  const fs::path dir = temporary_directory();
+  for (const char* option : {"--summary", "--trajectory", "--events", "--contacts"}) {
+    CAPTURE(option);
+    const CliResult r = run_cli(
+        fmt::format("run bouncing_sphere --quiet --stop-time 1 {} /dev/full", option), dir);
+    CHECK(r.status == 4);
+    CHECK(r.err == "hybridsim: could not write /dev/full (disk full?)\n");
+  }
+}
+
 TEST_CASE("cli: integrators lists the registry") {
   const fs::path dir = temporary_directory();
   const CliResult r = run_cli("integrators", dir);
