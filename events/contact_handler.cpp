@@ -408,12 +408,7 @@ void ContactHandler::add_manifold_contacts(int a, int b, std::span<const Pose> X
     if (const ContactPair* previous = continues[static_cast<std::size_t>(k)]) {
       pair = *previous;  // keeps its slot, v-, d_res and the law
     } else {
-      pair.shape_a = a;
-      pair.shape_b = b;
-      pair.law = resolve_contact_law(model_, a, b);
-      pair.pre_impact_normal_velocity =
-          compute_penetration_rate(point.geometry, bodies[shape_a.body], bodies[shape_b.body]);
-      pair.damping = compute_contact_damping(pair.law, pair.pre_impact_normal_velocity);
+      pair = start_point(a, b, point.geometry, bodies);
       pair.slot = 0;
       while (slot_used[static_cast<std::size_t>(pair.slot)] != 0) ++pair.slot;
       slot_used[static_cast<std::size_t>(pair.slot)] = 1;
@@ -426,6 +421,18 @@ void ContactHandler::add_manifold_contacts(int a, int b, std::span<const Pose> X
     pair.validity_offset = std::max(0.0, point.validity + eps);
     contact_dict_.emplace(ContactId{pair_id, pair.slot}, pair);
   }
+}
+
+ContactPair ContactHandler::start_point(int a, int b, const SignedDistance& geometry,
+                                        std::span<const BodyKinematics> bodies) const {
+  ContactPair pair;
+  pair.shape_a = a;
+  pair.shape_b = b;
+  pair.law = resolve_contact_law(model_, a, b);
+  pair.pre_impact_normal_velocity = compute_penetration_rate(
+      geometry, bodies[model_.shapes[a].body], bodies[model_.shapes[b].body]);
+  pair.damping = compute_contact_damping(pair.law, pair.pre_impact_normal_velocity);
+  return pair;
 }
 
 void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_WS,
@@ -479,13 +486,7 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
   for (int k = 0; k < manifold.count && static_cast<int>(held.size()) < kMaxManifoldPoints; ++k) {
     const ManifoldPoint& point = manifold.points[static_cast<std::size_t>(k)];
     if (!(point.geometry.distance < -2.0 * eps) || is_held(point)) continue;
-    ContactPair pair;
-    pair.shape_a = a;
-    pair.shape_b = b;
-    pair.law = resolve_contact_law(model_, a, b);
-    pair.pre_impact_normal_velocity =
-        compute_penetration_rate(point.geometry, bodies[shape_a.body], bodies[shape_b.body]);
-    pair.damping = compute_contact_damping(pair.law, pair.pre_impact_normal_velocity);
+    ContactPair pair = start_point(a, b, point.geometry, bodies);
     while (slot_used[static_cast<std::size_t>(pair.slot)] != 0) ++pair.slot;
     keep(pair, point);
   }

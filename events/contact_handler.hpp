@@ -96,6 +96,9 @@ class ContactHandler {
   // The smallest distance of the candidate points of manifold pair (a, b) that are not in
   // contact.
   double smallest_free_candidate_distance(int a, int b, std::span<const Pose> X_WS);
+  // A point of shapes a and b that starts now: its law, and v- and d_res from the bodies' motion.
+  ContactPair start_point(int a, int b, const SignedDistance& geometry,
+                          std::span<const BodyKinematics> bodies) const;
   // add_manifold_contacts for a terrain pair: lastContactDict's points that are still in contact,
   // followed over the surface, then the candidates that none of them holds.
   void add_terrain_contacts(int a, int b, std::span<const Pose> X_WS,

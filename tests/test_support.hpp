@@ -91,6 +91,18 @@ inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& int
   return run;
 }
 
+// Runs a scene started in static balance on `contacts` points: they start at initialisation, no
+// event follows, and the points' results at the end are returned.
+inline std::vector<ContactResult> run_at_rest(const Model& model, int contacts) {
+  const auto run = run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts == contacts);
+  CHECK(run->result.state_events == 0);
+  auto results = run->system->compute_contact_results(run->final_state);
+  REQUIRE(results.size() == static_cast<std::size_t>(contacts));
+  return results;
+}
+
 // A steel sphere (r = 0.1 m) approaching a steel half-space at `speed` without gravity, contact
 // after 1 ms of flight; rtol 1e-11, v_small below every tested speed, d_max out of the way.
 inline Model single_impact_scene(double speed, double restitution, const std::string& damping,

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_timing.hpp"
 #include "collision/broadphase.hpp"
 #include "models/multibody_system.hpp"
 #include "models/scene_loader.hpp"
@@ -27,19 +28,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using hybridsim::Vec3;
 
-template <typename Body>
-double median_us(Body&& body, int calls) {
-  std::vector<double> rounds;
-  for (int round = 0; round < 12; ++round) {
-    const auto start = Clock::now();
-    for (int i = 0; i < calls; ++i) body(i);
-    if (round == 0) continue;  // warm-up
-    rounds.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
-                     calls);
-  }
-  std::sort(rounds.begin(), rounds.end());
-  return rounds[rounds.size() / 2];
-}
+using hybridsim::bench::median_us;
 
 double n_log_n(double n) {
   return n * std::log(n);
