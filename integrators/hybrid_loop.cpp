@@ -21,6 +21,8 @@ std::string_view to_string(SimulationStatus status) {
       return "step_failure";
     case SimulationStatus::zeno_guard:
       return "zeno_guard";
+    case SimulationStatus::interrupted:
+      return "interrupted";
     case SimulationStatus::error:
       return "error";
   }
@@ -261,6 +263,13 @@ HybridLoop::Stop HybridLoop::advance(double target, bool stop_at_event, bool sin
         continue;
       }
 
+      if (options_.interrupt != nullptr && options_.interrupt->load() != 0) {
+        t_ = t_integrator_;
+        x_ = x_integrator_;
+        halt(SimulationStatus::interrupted,
+             fmt::format("interrupted at t = {:.17g} s", t_integrator_));
+        return Stop::halted;
+      }
       const double t_limit = std::min(step_horizon, t_event);
       const StepResult step = integrator_.step(t_limit);
       if (step.status == StepResult::Status::failure) {

@@ -2,6 +2,7 @@
 // observer interface. Shared by the hybrid loop, the CLI and the public Simulator (public header).
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,9 @@ struct SimulationOptions {
   // within any zeno_window of simulated time stop the run with SimulationStatus::zeno_guard.
   double max_events_per_second = 100000.0;  // 1/s
   double zeno_window = 0.01;                // s
+  // Set (nonzero) from outside, a signal handler say, to stop the run after the step under way,
+  // with SimulationStatus::interrupted and everything computed so far kept. Not owned.
+  const std::atomic<int>* interrupt = nullptr;
 };
 
 // How a run stands or ended. Anything but `ok` is final: the state is the last one computed.
@@ -29,9 +33,10 @@ enum class SimulationStatus {
   ok,            // running, or reached its stop time
   step_failure,  // the integrator could not take a step (its message says why)
   zeno_guard,    // too many events per unit of simulated time (SimulationOptions)
-  error          // an exception inside the model (a non-finite state, a failed library call)
+  error,         // an exception inside the model (a non-finite state, a failed library call)
+  interrupted    // stopped from outside (SimulationOptions::interrupt)
 };
-// "ok", "step_failure", "zeno_guard", "error".
+// "ok", "step_failure", "zeno_guard", "error", "interrupted".
 std::string_view to_string(SimulationStatus status);
 
 // Counters of a run, summed over every integrator restart.

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -45,12 +47,43 @@ SimulationOptions command_simulation_options(const Model& model, const RunComman
   return sim;
 }
 
+// The signal (SIGINT, SIGTERM) that asked the run to stop, 0 while none has. Written by the
+// handler, read by the hybrid loop between steps.
+std::atomic<int> stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free,
+              "a signal handler may only touch lock-free atomics");
+
+extern "C" void request_stop(int signal_number) {
+  stop_signal.store(signal_number);
+}
+
+// SIGINT and SIGTERM stop the run after the step under way, so that its outputs, summary and
+// checkpoint are written; the previous handlers come back when it is over.
+class StopOnSignals {
+ public:
+  StopOnSignals() {
+    stop_signal.store(0);
+    previous_interrupt_ = std::signal(SIGINT, request_stop);
+    previous_terminate_ = std::signal(SIGTERM, request_stop);
+  }
+  ~StopOnSignals() {
+    std::signal(SIGINT, previous_interrupt_);
+    std::signal(SIGTERM, previous_terminate_);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  void (*previous_interrupt_)(int) = SIG_DFL;
+  void (*previous_terminate_)(int) = SIG_DFL;
+};
+
 }  // namespace
 
 int run_command(const RunCommandOptions& options) {
   try {
     const Model model = load_scene_file(options.scene, options.overrides);
-    const SimulationOptions sim = command_simulation_options(model, options);
+    SimulationOptions sim = command_simulation_options(model, options);
     const std::string integrator_name = options.integrator.value_or(model.simulation.integrator);
     auto integrator = make_integrator(integrator_name);
 
@@ -87,6 +120,8 @@ int run_command(const RunCommandOptions& options) {
                           resumed ? resumed->initial_energy : kNaN);
     }
 
+    const StopOnSignals stop_on_signals;
+    sim.interrupt = &stop_signal;
     HybridLoop simulator(system, *integrator, sim);
     if (checkpoints) simulator.set_checkpoint_sink(&*checkpoints);
     const auto started = std::chrono::steady_clock::now();
@@ -104,8 +139,10 @@ int run_command(const RunCommandOptions& options) {
       simulator.advance(sim.stop_time, false, false);
     }
     const SimulationResult result = simulator.finish();
-    // The end of a run that went well: it may be continued to a later stop time.
-    if (checkpoints && result.status == SimulationStatus::ok) {
+    // The end of a run that went well, or that was stopped by a signal: it may be continued (to
+    // a later stop time, or from where it stopped).
+    if (checkpoints &&
+        (result.status == SimulationStatus::ok || result.status == SimulationStatus::interrupted)) {
       checkpoints->write_checkpoint(simulator.checkpoint());
     }
     const double wall_time =
@@ -129,6 +166,11 @@ int run_command(const RunCommandOptions& options) {
           "evaluations, {:.3f} s wall\n",
           model.name, to_string(result.status), result.t_end, result.contact_starts,
           result.contact_ends, result.stats.steps, result.stats.rhs_evals, wall_time);
+    }
+    if (result.status == SimulationStatus::interrupted) {
+      std::cerr << fmt::format("hybridsim: {}: {}; the outputs hold the run so far\n",
+                               to_string(result.status), result.message);
+      return 128 + stop_signal.load();  // the shell's convention for a signal
     }
     if (result.status != SimulationStatus::ok) {
       std::cerr << fmt::format("hybridsim: {}: {}\n", to_string(result.status), result.message);

@@ -8,6 +8,8 @@
 //    and a message naming the file, the key and the value.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -280,6 +282,60 @@ TEST_CASE("checkpoint: a bad checkpoint exits with status 2 naming the file, key
   r = write_and_resume(wrong.dump());
   CHECK(r.status == 2);
   CHECK(r.err.find("99") != std::string::npos);
+}
+
+TEST_CASE(
+    "checkpoint: a run killed by SIGTERM keeps its outputs and resumes from where it stopped") {
+  // Newton's cradle asked for 1,000 s is stopped by SIGTERM after 0.5 s of wall time: it exits
+  // with 128 + 15, its summary says "interrupted" at the time it reached, its trajectory ends
+  // there, and its checkpoint continues it. The continued run ends where an uninterrupted run to
+  // the same time does (the restart takes other steps: agreement to the tolerances, rtol 1e-10).
+  const fs::path dir = temporary_directory();
+  const std::string interrupted_run = fmt::format(
+      "sh -c '{} run newtons_cradle --quiet --stop-time 1000 --checkpoint {}/cp.json --summary "
+      "{}/killed.json --trajectory {}/killed.csv 2>{}/killed.err & pid=$!; sleep 0.5; kill -TERM "
+      "$pid; "
+      "wait $pid'",
+      HYBRIDSIM_EXECUTABLE, dir.string(), dir.string(), dir.string(), dir.string());
+  const int raw = std::system(interrupted_run.c_str());
+  REQUIRE(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 128 + 15);
+  const auto killed = nlohmann::json::parse(read_file(dir / "killed.json"));
+  CHECK(killed["status"] == "interrupted");
+  const double t_stop = killed["t_end"].get<double>();
+  REQUIRE(t_stop > 0.0);
+  REQUIRE(t_stop < 1000.0);
+  // The trajectory's last row is at or before the stop (outputs up to the last step's end).
+  std::istringstream rows(read_file(dir / "killed.csv"));
+  std::string row, last;
+  while (std::getline(rows, row)) last = row;
+  CHECK(std::stod(last.substr(0, last.find(','))) <= t_stop);
+  CHECK(std::stod(last.substr(0, last.find(','))) > t_stop - 0.01 - 1e-12);
+
+  const double t_end = t_stop + 0.1;
+  const CliResult resumed =
+      run_cli(fmt::format("run newtons_cradle --quiet --stop-time {:.17g} --resume {}/cp.json "
+                          "--summary {}/resumed.json",
+                          t_end, dir.string(), dir.string()),
+              dir);
+  REQUIRE(resumed.status == 0);
+  const CliResult whole =
+      run_cli(fmt::format("run newtons_cradle --quiet --stop-time {:.17g} --summary {}/whole.json",
+                          t_end, dir.string()),
+              dir);
+  REQUIRE(whole.status == 0);
+  const auto a = nlohmann::json::parse(read_file(dir / "resumed.json"));
+  const auto b = nlohmann::json::parse(read_file(dir / "whole.json"));
+  CHECK(a["resumed_at"].get<double>() == t_stop);
+  const auto& bodies_b = b["final_state"]["bodies"];
+  REQUIRE(a["final_state"]["bodies"].size() == bodies_b.size());
+  for (const auto& [name, body] : a["final_state"]["bodies"].items()) {
+    CAPTURE(name);
+    for (int k = 0; k < 3; ++k) {
+      CHECK(std::abs(body["position"][k].get<double>() -
+                     bodies_b[name]["position"][k].get<double>()) < 1e-6);
+    }
+  }
 }
 
 }  // namespace

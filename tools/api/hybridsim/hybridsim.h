@@ -48,7 +48,8 @@ typedef enum hybridsim_simulation_status {
   HYBRIDSIM_SIMULATION_OK = 0,           /* running, or reached its stop time */
   HYBRIDSIM_SIMULATION_STEP_FAILURE = 1, /* the integrator could not take a step */
   HYBRIDSIM_SIMULATION_ZENO_GUARD = 2,   /* too many events per unit of simulated time */
-  HYBRIDSIM_SIMULATION_ERROR = 3         /* an error inside the model (e.g. a non-finite state) */
+  HYBRIDSIM_SIMULATION_ERROR = 3,        /* an error inside the model (e.g. a non-finite state) */
+  HYBRIDSIM_SIMULATION_INTERRUPTED = 4   /* stopped from outside (a signal to the command line) */
 } hybridsim_simulation_status;
 
 /* State of one body at the simulator's time. */
