@@ -358,6 +358,9 @@ void read_body_mass_properties(MapReader& reader, Body& body, std::span<const Sh
   const MassProperties from_shapes = compute_mass_properties(model, shapes);
   if (reader.has("mass")) {
     body.mass = reader.positive("mass", 1.0);
+    // A milligram to a million tonnes: beyond, forces and accelerations leave the doubles' useful
+    // range against the contact stiffnesses.
+    if (!(body.mass >= 1e-6 && body.mass <= 1e9)) reader.fail("mass", "must lie in [1e-6, 1e9] kg");
   } else if (from_shapes.mass > 0.0) {
     body.mass = from_shapes.mass;
   } else {

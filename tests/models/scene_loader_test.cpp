@@ -212,6 +212,11 @@ TEST_CASE("scene loader: hardening: duplicate keys, empty files, huge values, im
                       "position: [0, 0, 1]\n    array: {counts: [1000, 1000, 1], spacing: [1, "
                       "1, 0]}"))
             .find("more than 100,000 copies") != std::string::npos);
+  // A mass outside a milligram to a million tonnes is refused, naming the key (not a numerical
+  // failure later).
+  CHECK(error_of(with("position: [0, 0, 1]", "position: [0, 0, 1]\n    mass: 1.0e300"))
+            .find("key 'bodies[1].mass' = 1.0e300: must lie in [1e-6, 1e9] kg") !=
+        std::string::npos);
   // A device or a missing file as a mesh: refused at once, naming it.
   CHECK(error_of(with("{type: sphere, radius: 0.1, material: Steel}",
                       "{type: convex, mesh: /dev/zero, material: Steel}"))

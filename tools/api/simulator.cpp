@@ -19,10 +19,24 @@ void require_positive(const char* key, double value) {
   }
 }
 
+// Within [low, high]: values outside are typos that the integrator would only refuse later with a
+// numerical failure (rtol below the precision of doubles, a step bound below a time's rounding).
+void require_within(const char* key, double value, double low, double high, const char* why) {
+  if (!(value >= low && value <= high)) {
+    throw InputError(
+        fmt::format("{} = {}: must lie in [{:g}, {:g}] ({})", key, value, low, high, why));
+  }
+}
+
 void check_simulation_options(const SimulationOptions& options) {
   require_positive("stop_time", options.stop_time);
   require_positive("rtol", options.integrator.rtol);
   require_positive("atol", options.integrator.atol);
+  require_within("rtol", options.integrator.rtol, 1e-14, 0.5,
+                 "the precision of doubles, and an error of half the value");
+  require_within("atol", options.integrator.atol, 1e-20, 1e6, "a state's size in m, m/s, rad/s");
+  require_within("stop_time", options.stop_time - options.start_time, 1e-9, 1e12,
+                 "the run's length in s");
   if (!std::isfinite(options.output_interval) || !std::isfinite(options.start_time) ||
       !(options.start_time < options.stop_time)) {
     throw InputError(fmt::format(
@@ -32,6 +46,8 @@ void check_simulation_options(const SimulationOptions& options) {
   if (!(options.integrator.max_step > 0.0)) {
     throw InputError(fmt::format("max_step = {}: must be positive", options.integrator.max_step));
   }
+  require_within("max_step", options.integrator.max_step, 1e-12, kInfinity,
+                 "a step below 1e-12 s is below the rounding of the time");
 }
 
 }  // namespace
