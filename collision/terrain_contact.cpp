@@ -152,9 +152,9 @@ Step step_face(const TriangleSurface& s, int t, const Vec3& c) {
     // bisector).
     const int other =
         s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(exit.edge)];
-    if (height < 0.0 && exit.beyond_valley <= 0.0) {
-      if (other >= 0 && s.normals_S[static_cast<std::size_t>(other)].dot(
-                            c - vertex_of(s, t, exit.edge)) > height) {
+    if (height < 0.0 && exit.beyond_valley <= 0.0 && other >= 0) {
+      if (s.normals_S[static_cast<std::size_t>(other)].dot(c - vertex_of(s, t, exit.edge)) >
+          height) {
         step.next = {FeatureKind::face, other, 0};
         return step;
       }
@@ -186,11 +186,12 @@ Step step_edge(const TriangleSurface& s, int t, int k, const Vec3& c) {
   const Vec3 q = a + along * e;
   const Vec3 u = c - q;
   const int other = s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)];
-  // Under both faces: the one whose plane is nearer.
+  // Under both faces of an inner edge: the one whose plane is nearer (past the border the edge
+  // itself is nearest).
   const double height_t = s.normals_S[static_cast<std::size_t>(t)].dot(u);
   const double height_other =
       other >= 0 ? s.normals_S[static_cast<std::size_t>(other)].dot(u) : -kInfinity;
-  if (height_t < 0.0 && height_other < 0.0) {
+  if (other >= 0 && height_t < 0.0 && height_other < 0.0) {
     step.next = {FeatureKind::face, height_other > height_t ? other : t, 0};
     return step;
   }
@@ -228,9 +229,11 @@ Step step_vertex(const TriangleSurface& s, int v, const Vec3& c) {
   double steepest_valley = 0.0;
   Feature next;
   Vec3 n_sum = Vec3::Zero();
-  // Under every face of the fan: the one whose plane is nearest.
+  // Under every face of an inner vertex's fan: the one whose plane is nearest (at the border the
+  // vertex itself may be nearest).
   int nearest_face = -1;
   double nearest_height = -kInfinity;
+  bool on_border = false;
   for (int i = s.fan_start[static_cast<std::size_t>(v)];
        i < s.fan_start[static_cast<std::size_t>(v) + 1]; ++i) {
     const int t = s.fan_triangles[static_cast<std::size_t>(i)];
@@ -239,6 +242,10 @@ Step step_vertex(const TriangleSurface& s, int v, const Vec3& c) {
     const double height = s.normals_S[static_cast<std::size_t>(t)].dot(u);
     if (height > nearest_height) nearest_height = height, nearest_face = t;
     const int at = tri[0] == v ? 0 : tri[1] == v ? 1 : 2;
+    for (const int k : {at, (at + 2) % 3}) {
+      on_border =
+          on_border || s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)] < 0;
+    }
     // The two edges of t at v: k = at (v -> next) and k = at + 2 (previous -> v).
     for (const int k : {at, (at + 2) % 3}) {
       const int w = tri[k == at ? (at + 1) % 3 : (at + 2) % 3];
@@ -252,7 +259,7 @@ Step step_vertex(const TriangleSurface& s, int v, const Vec3& c) {
       }
     }
   }
-  if (nearest_height < 0.0) {
+  if (nearest_height < 0.0 && !on_border) {
     Step step;
     step.next = {FeatureKind::face, nearest_face, 0};
     return step;
@@ -328,7 +335,8 @@ int find_surface_points(const TriangleSurface& surface, const Vec3& c_S, double 
     }
     out[static_cast<std::size_t>(at)] = step.point;
   };
-  surface.for_each_triangle_near(c_S, reach, [&](int t) {
+  // A point under the surface may be nearer its face's plane than the face's corners are.
+  surface.for_each_triangle_near(c_S, std::max(reach, depth), [&](int t) {
     const auto ti = static_cast<std::size_t>(t);
     // A face holds a point over it, in front, or under it down to `depth`.
     const double height = surface.normals_S[ti].dot(c_S - vertex_of(surface, t, 0));
@@ -487,9 +495,15 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
   for (int k = 0; k < partner_point_count(p.partner); ++k) {
     const PartnerPoint point = partner_point(p.partner, k);
     const Vec3 c_S = point_in_terrain(p, point);
-    const int count = std::min(find_surface_points(surface, c_S, point.radius + margin, found,
-                                                   point.radius > 0.0 ? 0.0 : kCornerDepth * size),
-                               kMaxManifoldPoints);
+    const int all = find_surface_points(surface, c_S, point.radius + margin, found,
+                                        point.radius > 0.0 ? 0.0 : kCornerDepth * size);
+    const int count = std::min(all, kMaxManifoldPoints);
+    // Candidates cut for room are no farther than the last kept one: z2's bound must say so.
+    if (all > count) {
+      manifold.unseen_distance =
+          std::min(manifold.unseen_distance,
+                   found[static_cast<std::size_t>(count - 1)].height - point.radius);
+    }
     for (int i = 0; i < count; ++i) {
       const ManifoldPoint candidate =
           to_manifold_point(p, point, found[static_cast<std::size_t>(i)]);
@@ -502,6 +516,9 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
                                          [](const ManifoldPoint& x, const ManifoldPoint& y) {
                                            return x.geometry.distance < y.geometry.distance;
                                          });
+      manifold.unseen_distance =
+          std::min(manifold.unseen_distance,
+                   std::max(candidate.geometry.distance, shallowest->geometry.distance));
       if (candidate.geometry.distance < shallowest->geometry.distance) *shallowest = candidate;
     }
   }

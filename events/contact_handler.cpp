@@ -470,13 +470,21 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
 
   // Points in contact continue where their walk over the surface takes them, keeping slot, v-
   // and d_res; one that reached another's feature merges into it.
+  struct Stopped {
+    const ContactPair* pair;
+    Vec3 p_WC;
+  };
+  std::vector<Stopped> stopped;  // past their features' regions: a candidate there continues them
   for (auto it = last_contact_dict_.lower_bound(ContactId{pair_id, 0});
        it != last_contact_dict_.end() && it->first.pair == pair_id; ++it) {
     ContactPair pair = it->second;
     const ManifoldPoint now =
         evaluate_terrain_point(shape_a, X_WS[a], shape_b, X_WS[b], pair.feature_a, pair.feature_b);
-    // A point past its feature's region ends; a candidate at the same place continues it.
-    if (!(now.geometry.distance < -2.0 * eps) || now.validity > 0.0 || is_held(now)) continue;
+    if (now.validity > 0.0) {
+      stopped.push_back({&it->second, now.geometry.contact_point_W()});
+      continue;
+    }
+    if (!(now.geometry.distance < -2.0 * eps) || is_held(now)) continue;
     keep(pair, now);
   }
   // Then the candidates that none of them holds.
@@ -486,6 +494,16 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
   for (int k = 0; k < manifold.count && static_cast<int>(held.size()) < kMaxManifoldPoints; ++k) {
     const ManifoldPoint& point = manifold.points[static_cast<std::size_t>(k)];
     if (!(point.geometry.distance < -2.0 * eps) || is_held(point)) continue;
+    const auto same_place = std::find_if(stopped.begin(), stopped.end(), [&](const Stopped& s) {
+      return s.pair != nullptr && slot_used[static_cast<std::size_t>(s.pair->slot)] == 0 &&
+             (s.p_WC - point.geometry.contact_point_W()).norm() <= same_point_distance;
+    });
+    if (same_place != stopped.end()) {
+      ContactPair pair = *same_place->pair;  // keeps its slot, v- and d_res
+      same_place->pair = nullptr;
+      keep(pair, point);
+      continue;
+    }
     ContactPair pair = start_point(a, b, point.geometry, bodies);
     while (slot_used[static_cast<std::size_t>(pair.slot)] != 0) ++pair.slot;
     keep(pair, point);

@@ -500,5 +500,30 @@ TEST_CASE("catalog mesh_bowl: energy never rises, every marble stays inside the 
   }
 }
 
+TEST_CASE("terrain: a ball rolls off the border of a heightmap over its edge, with no jump") {
+  // An open surface ends at its border: the ball rolls over the border edge (its distance to the
+  // edge line, continuous) and falls. The energy never rises and the contact ends where its
+  // distance crosses -eps, not by a jump to the plane beyond the border.
+  // Slow enough (v^2 / r < g) to roll over the edge rather than fly off it.
+  const Model model = load_scene_text(steel_scene_head(1.5, 1e-8, 0.002) + R"(bodies:
+  - {name: plate, fixed: true, shapes: [{type: heightmap, grid: [[0, 0, 0], [0, 0, 0], [0, 0, 0]], size: [1, 1], material: Steel}]}
+  - name: ball
+    position: [0.4, 0.05, 0.05]
+    linear_velocity: [0.2, 0, 0]
+    angular_velocity: [0, 4, 0]
+    shapes: [{type: sphere, radius: 0.05, material: Steel}]
+)",
+                                      "off_the_border");
+  const auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(largest_energy_rise(run->recorder) < 1e-6);
+  const auto records = run->recorder.contact_records();
+  REQUIRE(records.size() >= 2);
+  CHECK(records.back().kind == EventRecord::Kind::contact_end);
+  CHECK(std::abs(records.back().crossing_distance) < 1e-10);
+  // It left the plate: below it at the end.
+  CHECK(run->final_state[run->model.bodies[1].state_offset + 2] < 0.0);
+}
+
 }  // namespace
 }  // namespace hybridsim
