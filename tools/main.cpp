@@ -34,10 +34,12 @@ int main(int argc, char** argv) {
       "--linear-solver", run.linear_solver,
       "Newton linear solver of cvode-bdf (dense, klu, gmres) or arkode-dirk (dense, gmres)");
   run_app->add_option("--step-size", run.step_size, "Step of the fixed-step integrators, s");
-  run_app->add_option("--rtol", run.rtol, "Relative tolerance");
-  run_app->add_option("--atol", run.atol, "Absolute tolerance");
-  run_app->add_option("--stop-time", run.stop_time, "Stop time, s");
-  run_app->add_option("--output-interval", run.output_interval, "Communication interval, s");
+  run_app->add_option("--rtol", run.rtol, "Relative tolerance (default: the scene's, else 1e-6)");
+  run_app->add_option("--atol", run.atol,
+                      "Absolute tolerance (default: the scene's, else 1e-2 rtol)");
+  run_app->add_option("--stop-time", run.stop_time, "Stop time, s (default: the scene's, else 1)");
+  run_app->add_option("--output-interval", run.output_interval,
+                      "Communication interval, s (default: the scene's, else 0.01)");
   run_app->add_option("--trajectory", run.trajectory_path, "Trajectory CSV file");
   run_app->add_option("--events", run.events_path, "Events JSON-lines file");
   run_app->add_option("--contacts", run.contacts_path,
@@ -52,8 +54,10 @@ int main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run_app->add_option("--checkpoint", run.checkpoint_path,
                       "Write a checkpoint file (after an event, every --checkpoint-interval)");
-  run_app->add_option("--checkpoint-interval", run.checkpoint_interval_s,
-                      "Wall time between checkpoints, s (default 600)");
+  run_app
+      ->add_option("--checkpoint-interval", run.checkpoint_interval_s,
+                   "Wall time between checkpoints, s")
+      ->capture_default_str();
   run_app->add_option("--resume", run.resume_path,
                       "Continue a run from a checkpoint file (same scene and --set values)");
 
@@ -66,7 +70,7 @@ int main(int argc, char** argv) {
   CLI::App* batch_app = app.add_subcommand(
       "batch", "Compare integrators over scenes and tolerances (also under mpirun)");
   batch_app->add_option("experiment", batch.experiment, "Experiment file (YAML)")->required();
-  batch_app->add_option("-j,--jobs", batch.jobs, "Worker threads");
+  batch_app->add_option("-j,--jobs", batch.jobs, "Worker threads")->capture_default_str();
   batch_app->add_option("--out", batch.out_directory, "Output folder");
   batch_app->add_option("--shard", batch.shard, "Run slice i of N (i/N), for job arrays");
   batch_app->add_flag("--progress", batch.progress, "Show a progress bar on stderr");
@@ -79,7 +83,8 @@ int main(int argc, char** argv) {
   bench_app->add_option("scenes", bench.scenes,
                         fmt::format("Catalog names or scene files (default: {})",
                                     fmt::join(hybridsim::default_bench_scenes(), ", ")));
-  bench_app->add_option("--repeat", bench.repeat, "Runs per scene; the wall time is their median");
+  bench_app->add_option("--repeat", bench.repeat, "Runs per scene; the wall time is their median")
+      ->capture_default_str();
   bench_app->add_option("--stop-time", bench.stop_time,
                         "Stop every scene at this time, s (default: each scene's own)");
 
