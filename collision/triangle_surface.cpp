@@ -43,8 +43,9 @@ void set_neighbour(TriangleSurface& surface, std::size_t t, int k, int u) {
                       surface.vertices_S[static_cast<std::size_t>(far)]);
 }
 
-// Neighbours and creases of a mesh, by matching each directed edge with its reverse.
-void connect_edges(TriangleSurface& surface) {
+// Neighbours and creases of a mesh, by matching each directed edge with its reverse; errors name
+// triangles by their index in the input (`input_index`, degenerate ones left out).
+void connect_edges(TriangleSurface& surface, const std::vector<int>& input_index) {
   const std::size_t count = surface.triangles.size();
   std::unordered_map<std::uint64_t, int> directed;  // edge (from, to) -> triangle * 3 + k
   directed.reserve(3 * count);
@@ -57,7 +58,8 @@ void connect_edges(TriangleSurface& surface) {
         throw InputError(fmt::format(
             "triangles {} and {} both run along the edge from vertex {} to vertex {}: their "
             "normals disagree (triangles must be counter-clockwise seen from outside)",
-            it->second / 3, t, tri[k], tri[(k + 1) % 3]));
+            input_index[static_cast<std::size_t>(it->second / 3)], input_index[t], tri[k],
+            tri[(k + 1) % 3]));
       }
     }
   }
@@ -89,15 +91,15 @@ void connect_grid(TriangleSurface& surface) {
 }
 
 // Neighbours, creases, vertex fans and the bounds, of a surface whose vertices, triangles and
-// normals are set.
-void connect(TriangleSurface& surface) {
+// normals are set (`input_index`: each mesh triangle's index in the input, for messages).
+void connect(TriangleSurface& surface, const std::vector<int>& input_index = {}) {
   const std::size_t count = surface.triangles.size();
   surface.neighbours.assign(count, {-1, -1, -1});
   surface.creases.assign(count, {Crease::boundary, Crease::boundary, Crease::boundary});
   if (surface.grid_columns > 0) {
     connect_grid(surface);
   } else {
-    connect_edges(surface);
+    connect_edges(surface, input_index);
   }
 
   // Fans: counted, then filled in triangle order (so each fan is sorted).
@@ -196,6 +198,8 @@ TriangleSurface build_mesh_surface(std::vector<Vec3> vertices_S,
   const auto vertex_count = static_cast<int>(surface.vertices_S.size());
   double largest = 0.0;
   for (const Vec3& p : surface.vertices_S) largest = std::max(largest, p.cwiseAbs().maxCoeff());
+  std::vector<int> input_index;
+  input_index.reserve(triangles.size());
   surface.triangles.reserve(triangles.size());
   for (std::size_t t = 0; t < triangles.size(); ++t) {
     const auto& tri = triangles[t];
@@ -216,9 +220,10 @@ TriangleSurface build_mesh_surface(std::vector<Vec3> vertices_S,
     }
     surface.triangles.push_back(tri);
     surface.normals_S.push_back(normal.normalized());
+    input_index.push_back(static_cast<int>(t));
   }
   if (surface.triangles.empty()) throw InputError("no triangle with a non-zero area");
-  connect(surface);
+  connect(surface, input_index);
   build_hierarchy(surface);
   return surface;
 }

@@ -98,8 +98,13 @@ void TriangleSurface::for_each_triangle_near(const Vec3& centre, double radius,
   if (grid_columns > 0) {
     const auto cell_range = [](double low, double high, double origin, double spacing, int cells,
                                int& first, int& last) {
-      first = std::max(0, static_cast<int>(std::floor((low - origin) / spacing)));
-      last = std::min(cells - 1, static_cast<int>(std::floor((high - origin) / spacing)));
+      // Clamped as doubles: a far or non-finite query must not overflow the conversion.
+      const auto cell = [&](double x) {
+        const double index = std::floor((x - origin) / spacing);
+        return index >= 0.0 ? static_cast<int>(std::min(index, static_cast<double>(cells))) : -1;
+      };
+      first = std::max(0, cell(low));
+      last = std::min(cells - 1, cell(high));
     };
     // Only the disc of the ball that reaches the grid's height range counts: over flat ground a
     // ball's query covers its contact's neighbourhood, not its width.

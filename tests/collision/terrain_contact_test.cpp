@@ -189,6 +189,11 @@ TEST_CASE("triangle surface: bad input is refused with its place, degenerate tri
   CHECK(message([] {
           build_mesh_surface({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}, {{0, 1, 2}, {0, 1, 3}});
         }).find("normals disagree") != std::string::npos);
+  // ... named by their index in the input, degenerate ones counted in (triangle 1 is skipped).
+  CHECK(message([] {
+          build_mesh_surface({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}},
+                             {{0, 1, 2}, {0, 0, 1}, {0, 1, 3}});
+        }).find("triangles 0 and 2 both run along the edge") != std::string::npos);
   // A degenerate triangle (zero area, repeated vertex) is skipped and counted.
   const TriangleSurface s = build_mesh_surface({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {2, 0, 0}},
                                                {{0, 1, 2}, {0, 1, 3}, {0, 0, 2}});
