@@ -24,18 +24,20 @@ Vec3 edge_outward(const TriangleSurface& s, int t, int k) {
       .normalized();
 }
 
+// The position of edge k of triangle t in its neighbour u across it (which runs it the other way).
+int edge_in_neighbour(const TriangleSurface& s, int t, int k, int u) {
+  const auto& own = s.triangles[static_cast<std::size_t>(t)];
+  const auto& other = s.triangles[static_cast<std::size_t>(u)];
+  for (int j = 0; j < 3; ++j) {
+    if (other[j] == own[(k + 1) % 3] && other[(j + 1) % 3] == own[k]) return j;
+  }
+  return 0;  // unreachable for neighbours built by connect()
+}
+
 // Edge k of triangle t named by the smaller of its two triangles.
 Feature canonical_edge(const TriangleSurface& s, int t, int k) {
   const int u = s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)];
-  if (u >= 0 && u < t) {
-    const auto& own = s.triangles[static_cast<std::size_t>(t)];
-    const auto& other = s.triangles[static_cast<std::size_t>(u)];
-    for (int j = 0; j < 3; ++j) {
-      if (other[j] == own[(k + 1) % 3] && other[(j + 1) % 3] == own[k]) {
-        return {FeatureKind::face_edge, u, j};
-      }
-    }
-  }
+  if (u >= 0 && u < t) return {FeatureKind::face_edge, u, edge_in_neighbour(s, t, k, u)};
   return {FeatureKind::face_edge, t, k};
 }
 
@@ -200,14 +202,8 @@ Step step_edge(const TriangleSurface& s, int t, int k, const Vec3& c) {
   int into = deepest > 0.0 ? t : -1;
   Vec3 n_mean = s.normals_S[static_cast<std::size_t>(t)];
   if (other >= 0) {
-    const auto& tri = s.triangles[static_cast<std::size_t>(t)];
-    const auto& otri = s.triangles[static_cast<std::size_t>(other)];
-    for (int j = 0; j < 3; ++j) {
-      if (otri[j] == tri[(k + 1) % 3] && otri[(j + 1) % 3] == tri[k]) {
-        const double over = u.dot(-edge_outward(s, other, j));
-        if (over > deepest && over > 0.0) deepest = over, into = other;
-      }
-    }
+    const double over = u.dot(-edge_outward(s, other, edge_in_neighbour(s, t, k, other)));
+    if (over > deepest && over > 0.0) into = other;
     n_mean += s.normals_S[static_cast<std::size_t>(other)];
   }
   if (into >= 0) {
@@ -242,12 +238,10 @@ Step step_vertex(const TriangleSurface& s, int v, const Vec3& c) {
     const double height = s.normals_S[static_cast<std::size_t>(t)].dot(u);
     if (height > nearest_height) nearest_height = height, nearest_face = t;
     const int at = tri[0] == v ? 0 : tri[1] == v ? 1 : 2;
+    // The two edges of t at v: k = at (v -> next) and k = at + 2 (previous -> v).
     for (const int k : {at, (at + 2) % 3}) {
       on_border =
           on_border || s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)] < 0;
-    }
-    // The two edges of t at v: k = at (v -> next) and k = at + 2 (previous -> v).
-    for (const int k : {at, (at + 2) % 3}) {
       const int w = tri[k == at ? (at + 1) % 3 : (at + 2) % 3];
       const Vec3 d = s.vertices_S[static_cast<std::size_t>(w)] - p;
       const double slope = u.dot(d) / d.norm();

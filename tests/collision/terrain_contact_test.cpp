@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <numbers>
 #include <random>
 #include <vector>
 
@@ -298,6 +299,25 @@ TEST_CASE("terrain contact: a corner pressed under a ridge is held by the nearer
     point = follow_surface_point(ridge, c, point.feature);
     const double expected = std::max(n_left.dot(c), n_right.dot(c));
     CHECK(point.height == doctest::Approx(expected).epsilon(1e-13));
+    CHECK(point.validity <= 0.0);
+  }
+}
+
+TEST_CASE("terrain contact: past an open border the edge holds a point, also below the plane") {
+  // A ball's centre going round the border edge of a flat heightmap (the edge along y at
+  // x = 0.5), at 0.05 m from it, from above the plate to below its plane: the edge is the nearest
+  // feature all the way, so the followed height stays 0.05 m (the plane beyond the border would
+  // give a distance that jumps to about -0.05 m once the centre drops below it).
+  const TriangleSurface plate = build_heightmap_surface({{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, 1, 1);
+  std::array<SurfacePoint, 16> found;
+  REQUIRE(find_surface_points(plate, Vec3(0.45, 0.1, 0.05), 0.06, found) == 1);
+  SurfacePoint point = found[0];
+  for (int i = 0; i <= 180; ++i) {
+    const double angle = i * std::numbers::pi / 180.0;  // 0: above the edge, pi: below it
+    const Vec3 c(0.5 + 0.05 * std::sin(angle), 0.1, 0.05 * std::cos(angle));
+    point = follow_surface_point(plate, c, point.feature);
+    CAPTURE(angle);
+    CHECK(point.height == doctest::Approx(0.05).epsilon(1e-12));
     CHECK(point.validity <= 0.0);
   }
 }
