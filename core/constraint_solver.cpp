@@ -45,8 +45,7 @@ void write_body_velocity(const Body& body, const Mat3& R_WB, const Vec3& v_WCom,
 std::vector<int> joint_of_each_row(const Model& model) {
   std::vector<int> row_joint;
   for (std::size_t j = 0; j < model.joints.size(); ++j) {
-    row_joint.insert(row_joint.end(), joint_constraint_count(model.joints[j].type),
-                     static_cast<int>(j));
+    row_joint.insert(row_joint.end(), joint_row_count(model.joints[j]), static_cast<int>(j));
   }
   return row_joint;
 }
@@ -129,7 +128,8 @@ ConstraintSolver::ConstraintSolver(const Model& model)
       delta_(model.bodies.size(), Vec6::Zero()),
       matrix_(row_count_, lower_entries(body_rows_),
               choose_storage(model.simulation.constraint_factorization, row_count_)),
-      lambda_(Eigen::VectorXd::Zero(row_count_)) {
+      lambda_(Eigen::VectorXd::Zero(row_count_)),
+      commands_(model.joints.size()) {
   for_each_lower_term(body_rows_, [&](std::size_t, const RowBody& i, const RowBody& k) {
     assembly_slots_.push_back(matrix_.slot(i.row, k.row));
   });
@@ -137,10 +137,11 @@ ConstraintSolver::ConstraintSolver(const Model& model)
 
 void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
   int row = 0;
-  for (const Joint& joint : model_.joints) {
+  for (std::size_t j = 0; j < model_.joints.size(); ++j) {
+    const Joint& joint = model_.joints[j];
     evaluate_joint_constraints(joint, kinematics[joint.parent], kinematics[joint.child],
-                               rows_.data() + row);
-    row += joint_constraint_count(joint.type);
+                               rows_.data() + row, commands_[j]);
+    row += joint_row_count(joint);
   }
   for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
     if (body_rows_[b].empty()) continue;
@@ -261,6 +262,10 @@ void ConstraintSolver::compute_correction(double ConstraintRow::*error) {
   }
   std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, delta_);
+}
+
+void ConstraintSolver::set_joint_commands(std::span<const JointCommand> commands) {
+  std::copy(commands.begin(), commands.end(), commands_.begin());
 }
 
 bool ConstraintSolver::project(double* x, double position_tolerance) {

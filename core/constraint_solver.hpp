@@ -48,6 +48,10 @@ class ConstraintSolver {
   ConstraintMatrix::Storage storage() const { return matrix_.storage(); }
   bool empty() const { return row_count_ == 0; }
 
+  // The commands of the ideal velocity servos, one per joint (Model::joints order), used by every
+  // evaluation from now on; others are ignored.
+  void set_joint_commands(std::span<const JointCommand> commands);
+
   // Evaluates every row and the inverse mass blocks at these body kinematics.
   void evaluate(std::span<const BodyKinematics> kinematics);
 
@@ -108,6 +112,7 @@ class ConstraintSolver {
   std::vector<int> assembly_slots_;
   bool redundant_ = false;
   Eigen::VectorXd lambda_;
+  std::vector<JointCommand> commands_;  // per joint
 };
 
 }  // namespace hybridsim

@@ -18,6 +18,7 @@
 
 #include "core/friction_law.hpp"
 #include "core/math.hpp"
+#include "core/wheel_contact.hpp"
 
 namespace hybridsim {
 
@@ -101,6 +102,11 @@ struct ContactResult {
   Vec3 torque_on_B_W = Vec3::Zero();     // pure torque on B, N m (rolling and spin resistance)
   Vec3 witness_A_W = Vec3::Zero();       // witness point on A's surface (seed 000's Aw), m
   Vec3 witness_B_W = Vec3::Zero();       // witness point on B's surface (Bw), m
+  // A wheel's contact: its index into Model::wheels (-1: none) and its wheel contact frame and
+  // slip at the geometric contact point (point_W and normal_W are those of the law, tilted by
+  // plowing).
+  int wheel = -1;
+  WheelContactState wheel_state;
 };
 
 // Positive root alpha* of (1 + e) alpha = ln((1 + alpha) / (1 - e alpha)) on (0, 1/e): with

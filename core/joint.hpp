@@ -18,6 +18,21 @@ int joint_constraint_count(JointType type);
 // "fixed", "revolute", ...
 const char* to_string(JointType type);
 
+// A servo on a revolute or prismatic joint's coordinate q (rad or m), its command from an input's
+// signal (first component). velocity: effort = gain (q'_cmd - q'), or with `ideal` a constraint
+// row q' = q'_cmd (no gain). position: effort = kp (q_cmd - q) + kd (q'_cmd - q'), q'_cmd the
+// signal's rate. Efforts are clamped at +-max_effort (N m or N).
+struct JointServo {
+  enum class Mode { none, velocity, position };
+  Mode mode = Mode::none;
+  int command = -1;    // index into Model::inputs: q'_cmd (rad/s or m/s) or q_cmd (rad or m)
+  double gain = 0.0;   // velocity servo, N m s/rad or N s/m
+  double kp = 0.0;     // position servo, N m/rad or N/m
+  double kd = 0.0;     // position servo, N m s/rad or N s/m
+  bool ideal = false;  // velocity servo as a constraint row (joint_row_count counts it)
+  double max_effort = kInfinity;  // N m or N
+};
+
 struct Joint {
   std::string name;  // unique among Model::joints
   JointType type = JointType::revolute;
@@ -45,7 +60,13 @@ struct Joint {
   double stiffness = 0.0;         // N m/rad or N/m
   double damping = 0.0;           // N m s/rad or N s/m
   double spring_reference = 0.0;  // rad or m
+  JointServo servo;
 };
+
+// Constraint rows of a joint: those of its type, plus one for an ideal velocity servo.
+inline int joint_row_count(const Joint& joint) {
+  return joint_constraint_count(joint.type) + (joint.servo.ideal ? 1 : 0);
+}
 
 // A joint's coordinate and rate (core/joint_constraints.hpp: compute_joint_coordinate).
 struct JointCoordinate {

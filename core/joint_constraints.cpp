@@ -1,6 +1,8 @@
 #include "core/joint_constraints.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace hybridsim {
 namespace {
@@ -86,23 +88,52 @@ void axis_rows(const Joint& joint, const BodyKinematics& P, const BodyKinematics
   perpendicularity_rows(P, C, a_C, b_P, 2, rows);
 }
 
-// Two rows: the anchors' separation d stays along the parent's axis, g = d . b for b = u, w (in
-// P). g' = d' . b + d . (w_P x b); the velocity-only part of g'' is
-// centripetal . b + 2 d' . (w_P x b) + d . (w_P x (w_P x b)).
+// One row g = d . b for a unit vector b fixed in P (world b_W). g' = d' . b + d . (w_P x b); the
+// velocity-only part of g'' is centripetal . b + 2 d' . (w_P x b) + d . (w_P x (w_P x b)).
+void slide_row(const AnchorKinematics& a, const BodyKinematics& P, const Vec3& b,
+               ConstraintRow& row) {
+  const Vec3& w_P = P.w_WB_W;
+  const Vec3 b_dot = w_P.cross(b);
+  row.J_child = stack(b, a.r_C_W.cross(b));
+  row.J_parent = stack(-b, -a.r_P_W.cross(b) + b.cross(a.d_W));
+  row.bias = -(a.centripetal_W.dot(b) + 2.0 * a.d_dot_W.dot(b_dot) + a.d_W.dot(w_P.cross(b_dot)));
+  row.position_error = a.d_W.dot(b);
+  row.velocity_error = a.d_dot_W.dot(b) + a.d_W.dot(b_dot);
+}
+
+// Two rows: the anchors' separation d stays along the parent's axis (d . u = d . w = 0).
 void slide_rows(const Joint& joint, const AnchorKinematics& a, const BodyKinematics& P,
                 ConstraintRow* rows) {
-  const Vec3 b_vectors[2] = {P.X_WB.rotation * joint.u_P, P.X_WB.rotation * joint.w_P};
-  const Vec3& w_P = P.w_WB_W;
-  for (int k = 0; k < 2; ++k) {
-    const Vec3& b = b_vectors[k];
-    const Vec3 b_dot = w_P.cross(b);
-    ConstraintRow& row = rows[k];
-    row.J_child = stack(b, a.r_C_W.cross(b));
-    row.J_parent = stack(-b, -a.r_P_W.cross(b) + b.cross(a.d_W));
-    row.bias = -(a.centripetal_W.dot(b) + 2.0 * a.d_dot_W.dot(b_dot) + a.d_W.dot(w_P.cross(b_dot)));
-    row.position_error = a.d_W.dot(b);
-    row.velocity_error = a.d_dot_W.dot(b) + a.d_W.dot(b_dot);
+  slide_row(a, P, P.X_WB.rotation * joint.u_P, rows[0]);
+  slide_row(a, P, P.X_WB.rotation * joint.w_P, rows[1]);
+}
+
+// The ideal velocity servo's row, a constraint on the rate only: g' = q' - q'_cmd, no position
+// error. Revolute: q' = (w_C - w_P) . a with a = R_WP axis_P, whose rate adds
+// (w_C - w_P) . (w_P x a). Prismatic: q' = d . a's rate, the slide row along the axis.
+void velocity_servo_row(const Joint& joint, const AnchorKinematics& a, const BodyKinematics& P,
+                        const BodyKinematics& C, const JointCommand& command, ConstraintRow& row) {
+  const Vec3 axis_W = P.X_WB.rotation * joint.axis_P;
+  if (joint.type == JointType::revolute) {
+    const Vec3 w_rel_W = C.w_WB_W - P.w_WB_W;
+    row.J_child = stack(Vec3::Zero(), axis_W);
+    row.J_parent = stack(Vec3::Zero(), -axis_W);
+    row.bias = -w_rel_W.dot(P.w_WB_W.cross(axis_W));
+    row.velocity_error = w_rel_W.dot(axis_W);
+  } else {
+    slide_row(a, P, axis_W, row);
   }
+  row.position_error = 0.0;
+  row.velocity_error -= command.velocity;
+  row.bias += command.acceleration;
+}
+
+// The angle a - b wrapped into (-pi, pi], rad: a revolute servo turns the short way round.
+double angle_difference(double a, double b) {
+  const double two_pi = 2.0 * std::numbers::pi;
+  double difference = std::remainder(a - b, two_pi);
+  if (difference <= -std::numbers::pi) difference += two_pi;
+  return difference;
 }
 
 }  // namespace
@@ -143,7 +174,8 @@ Vec3 child_anchor_W(const Joint& joint, const BodyKinematics& C) {
 }
 
 void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
-                                const BodyKinematics& C, ConstraintRow* rows) {
+                                const BodyKinematics& C, ConstraintRow* rows,
+                                const JointCommand& command) {
   const AnchorKinematics a = anchor_kinematics(joint, P, C);
   switch (joint.type) {
     case JointType::fixed:
@@ -161,6 +193,9 @@ void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
     case JointType::spherical:
       point_rows(a, rows);
       break;
+  }
+  if (joint.servo.ideal) {
+    velocity_servo_row(joint, a, P, C, command, rows[joint_constraint_count(joint.type)]);
   }
 }
 
@@ -191,6 +226,23 @@ JointCoordinate compute_joint_coordinate(const Joint& joint, const BodyKinematic
     }
   }
   return q;
+}
+
+// The effort of a gain servo (not an ideal one) at joint coordinate q, clamped at max_effort.
+double compute_servo_effort(const Joint& joint, const JointCommand& command,
+                            const JointCoordinate& q) {
+  const JointServo& servo = joint.servo;
+  double effort = 0.0;
+  if (servo.mode == JointServo::Mode::velocity) {
+    effort = servo.gain * (command.velocity - q.velocity);
+  } else if (servo.mode == JointServo::Mode::position) {
+    // command.velocity holds q_cmd and command.acceleration its rate for a position servo.
+    const double error = joint.type == JointType::revolute
+                             ? angle_difference(command.velocity, q.position)
+                             : command.velocity - q.position;
+    effort = servo.kp * error + servo.kd * (command.acceleration - q.velocity);
+  }
+  return std::clamp(effort, -servo.max_effort, servo.max_effort);
 }
 
 }  // namespace hybridsim

@@ -23,10 +23,18 @@ struct ConstraintRow {
   double velocity_error = 0.0;  // g' = J nu, m/s or rad/s
 };
 
-// Writes the joint_constraint_count(joint.type) rows of the joint into rows, from the kinematics
-// of its parent and child (a fixed body has zero velocity).
+// The command of an ideal velocity servo at an instant: q'_cmd and its rate.
+struct JointCommand {
+  double velocity = 0.0;      // rad/s or m/s
+  double acceleration = 0.0;  // rad/s^2 or m/s^2
+};
+
+// Writes the joint_row_count(joint) rows of the joint into rows, from the kinematics of its
+// parent and child (a fixed body has zero velocity); an ideal velocity servo's row is last and
+// follows `command`.
 void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
-                                const BodyKinematics& C, ConstraintRow* rows);
+                                const BodyKinematics& C, ConstraintRow* rows,
+                                const JointCommand& command = {});
 
 // The joint coordinate and its rate. revolute: angle of the child about the axis from the zero
 // configuration, rad in (-pi, pi], and rad/s. prismatic: displacement of the child's anchor along
@@ -34,6 +42,12 @@ void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
 // configuration (rad, >= 0) and the magnitude of the relative angular velocity (rad/s).
 JointCoordinate compute_joint_coordinate(const Joint& joint, const BodyKinematics& P,
                                          const BodyKinematics& C);
+
+// The effort of a gain servo (velocity or position, not ideal) at joint coordinate q, N m or N,
+// clamped at max_effort. For a position servo `command` holds q_cmd in `velocity` and its rate in
+// `acceleration`.
+double compute_servo_effort(const Joint& joint, const JointCommand& command,
+                            const JointCoordinate& q);
 
 // The world anchor points of parent and child, m.
 Vec3 parent_anchor_W(const Joint& joint, const BodyKinematics& P);

@@ -8,7 +8,9 @@ bool Model::may_collide(int shape_a, int shape_b) const {
   const Shape& a = shapes[shape_a];
   const Shape& b = shapes[shape_b];
   if (!a.collision || !b.collision || a.body == b.body) return false;
-  if (bodies[a.body].fixed && bodies[b.body].fixed) return false;
+  // Neither of two bodies that forces do not move (fixed or prescribed) would feel a contact.
+  const auto immovable = [this](int body) { return bodies[body].fixed || bodies[body].prescribed; };
+  if (immovable(a.body) && immovable(b.body)) return false;
   const std::pair<int, int> bodies_ab = std::minmax(a.body, b.body);
   if (std::binary_search(non_colliding_joints.begin(), non_colliding_joints.end(), bodies_ab)) {
     return false;
@@ -33,6 +35,13 @@ int Model::find_joint(const std::string& joint_name) const {
 int Model::find_input(const std::string& input_name) const {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].name == input_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Model::find_wheel(const std::string& wheel_name) const {
+  for (std::size_t i = 0; i < wheels.size(); ++i) {
+    if (wheels[i].name == wheel_name) return static_cast<int>(i);
   }
   return -1;
 }

@@ -14,6 +14,7 @@
 #include "core/joint.hpp"
 #include "core/math.hpp"
 #include "core/signal.hpp"
+#include "core/wheel.hpp"
 
 namespace hybridsim {
 
@@ -139,6 +140,7 @@ struct Shape {
   std::shared_ptr<const ConvexHull> hull;
   // mesh, heightmap: the triangles, shared like the hull.
   std::shared_ptr<const TriangleSurface> surface;
+  bool plowable = false;  // deformable terrain: wheels with plowing tilt their normal on it
 };
 
 // A rigid body with frame B. A free body has 13 states (core/rigid_body.hpp); a fixed body stays
@@ -157,6 +159,12 @@ struct Body {
   Vec3 w_WB_W = Vec3::Zero();    // angular velocity of B in W, world frame, rad/s
   std::vector<int> shapes;       // indices into Model::shapes
   int state_offset = -1;         // first of the 13 states of a free body, -1 for a fixed body
+  // A prescribed (kinematic) body: its velocities follow two inputs (Input::Kind::
+  // linear_velocity of the origin and angular_velocity, world frame), its pose their integral.
+  // It has states but no dynamics: forces on it do not move it, and it adds no energy.
+  bool prescribed = false;
+  int linear_velocity_input = -1;   // index into Model::inputs
+  int angular_velocity_input = -1;  // index into Model::inputs
 };
 
 // An external force or torque on one body, or the effort of one joint, its value given by a signal
@@ -169,7 +177,10 @@ struct Input {
   // its reaction on the parent.
   int joint = -1;
   // force: N, applied at the body's centre of mass. torque: N m, a pure torque.
-  enum class Kind { force, torque } kind = Kind::force;
+  // linear_velocity (m/s, of the origin) and angular_velocity (rad/s): a prescribed body's motion,
+  // world frame. joint_command: a servo's command (joint set; rad, m, rad/s or m/s).
+  enum class Kind { force, torque, linear_velocity, angular_velocity, joint_command };
+  Kind kind = Kind::force;
   bool body_frame = false;  // the value is given in the body frame B; false: world frame W
   Signal signal;            // the value over time (N or N m), in the frame above
 };
@@ -246,18 +257,20 @@ struct Model {
   // (lower, higher) body indices of every joint without can_collide, sorted (index_joints).
   std::vector<std::pair<int, int>> non_colliding_joints;
   std::vector<Input> inputs;
+  std::vector<Wheel> wheels;
   int state_size = 0;  // 13 per free body
 
   // Index lookups; -1 when absent.
   int find_body(const std::string& name) const;
   int find_joint(const std::string& name) const;
   int find_input(const std::string& name) const;
+  int find_wheel(const std::string& name) const;
   int find_material(const std::string& name) const;
   // The contact material of an unordered pair of material indices, or -1.
   int find_contact_material(int material_a, int material_b) const;
   // Whether shapes a and b (indices into shapes) may ever touch: both take part in contacts, on
-  // different bodies that are not both fixed, not joined by a joint without can_collide, and their
-  // groups and masks let them.
+  // different bodies that are not both fixed or prescribed, not joined by a joint without
+  // can_collide, and their groups and masks let them.
   bool may_collide(int shape_a, int shape_b) const;
   // "body/shape" as used in event logs and outputs.
   std::string shape_label(int shape) const;

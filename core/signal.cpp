@@ -35,6 +35,29 @@ Vec3 evaluate_signal(const Signal& signal, double t) {
   return Vec3::Zero();
 }
 
+Vec3 evaluate_signal_rate(const Signal& signal, double t) {
+  switch (signal.kind) {
+    case Signal::Kind::constant:
+    case Signal::Kind::step:
+      return Vec3::Zero();
+    case Signal::Kind::ramp:
+      if (t < signal.time || t >= signal.time + signal.duration) return Vec3::Zero();
+      return (signal.after - signal.before) / signal.duration;
+    case Signal::Kind::sine: {
+      const double rate = 2.0 * std::numbers::pi * signal.frequency;
+      return signal.amplitude * rate * std::cos(rate * t + signal.phase);
+    }
+    case Signal::Kind::table: {
+      const auto& times = signal.times;
+      if (t < times.front() || t >= times.back()) return Vec3::Zero();
+      const auto upper = std::upper_bound(times.begin(), times.end(), t);
+      const auto i = static_cast<std::size_t>(upper - times.begin());
+      return (signal.values[i] - signal.values[i - 1]) / (times[i] - times[i - 1]);
+    }
+  }
+  return Vec3::Zero();
+}
+
 double next_signal_breakpoint(const Signal& signal, double t) {
   switch (signal.kind) {
     case Signal::Kind::constant:

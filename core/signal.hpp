@@ -36,6 +36,10 @@ struct Signal {
 // The value of the signal at time t. Right-continuous at a step: the value at `time` is `after`.
 Vec3 evaluate_signal(const Signal& signal, double t);
 
+// The signal's time derivative at t (value unit per second), right-sided at a breakpoint: zero
+// for constant and step signals, the slope of a ramp or table segment, the sine's derivative.
+Vec3 evaluate_signal_rate(const Signal& signal, double t);
+
 // The first instant strictly after t at which the signal or its slope jumps; +inf if none.
 double next_signal_breakpoint(const Signal& signal, double t);
 

@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/joint_constraints.hpp"
 #include "core/rigid_body.hpp"
+#include "models/signal_reader.hpp"
 
 namespace hybridsim {
 namespace {
@@ -52,6 +53,47 @@ void set_zero_configuration(Joint& joint, const Body& parent, const Body& child,
   joint.q_PC0 = (parent.q_WB.conjugate() * child.q_WB).normalized();
 }
 
+// `servo`: exactly one of velocity and position, each a number or a signal map, with its gains;
+// the command becomes the input "<joint>.servo" (Input::Kind::joint_command).
+void read_servo(MapReader& joint_reader, Joint& joint, Model& model) {
+  MapReader reader(joint_reader.get("servo"), joint_reader.path_of("servo"), joint_reader.source());
+  JointServo& servo = joint.servo;
+  if (reader.has("velocity") == reader.has("position")) {
+    reader.fail("velocity", "give exactly one of velocity and position");
+  }
+  const bool velocity = reader.has("velocity");
+  servo.mode = velocity ? JointServo::Mode::velocity : JointServo::Mode::position;
+  Input command;
+  command.name = joint.name + ".servo";
+  if (model.find_input(command.name) >= 0) reader.fail("velocity", "an input has this name");
+  command.kind = Input::Kind::joint_command;
+  command.joint = static_cast<int>(model.joints.size());
+  command.signal = read_signal_or_number(reader, velocity ? "velocity" : "position");
+  servo.ideal = reader.boolean("ideal", false);
+  if (velocity) {
+    if (servo.ideal) {
+      if (reader.has("gain")) reader.fail("gain", "an ideal servo is a constraint, without gain");
+    } else {
+      servo.gain = reader.required_positive("gain");
+    }
+    for (const char* key : {"kp", "kd"}) {
+      if (reader.has(key)) reader.fail(key, "applies to a position servo");
+    }
+  } else {
+    if (servo.ideal) reader.fail("ideal", "an ideal servo holds a velocity (use velocity)");
+    servo.kp = reader.required_positive("kp");
+    servo.kd = reader.non_negative("kd", 0.0);
+    if (reader.has("gain")) reader.fail("gain", "applies to a velocity servo (use kp, kd)");
+  }
+  servo.max_effort = reader.positive("max_effort", kInfinity);
+  if (servo.ideal && reader.has("max_effort")) {
+    reader.fail("max_effort", "an ideal servo's effort is not bounded");
+  }
+  reader.reject_unknown_keys();
+  servo.command = static_cast<int>(model.inputs.size());
+  model.inputs.push_back(command);
+}
+
 Joint read_joint(MapReader& reader, Model& model) {
   Joint joint;
   joint.name = reader.required_string("name");
@@ -74,6 +116,11 @@ Joint read_joint(MapReader& reader, Model& model) {
   const Body& parent = model.bodies[joint.parent];
   const Body& child = model.bodies[joint.child];
   if (parent.fixed && child.fixed) reader.fail("child", "both bodies are fixed");
+  for (const char* key : {"parent", "child"}) {
+    if (model.bodies[key == std::string_view("parent") ? joint.parent : joint.child].prescribed) {
+      reader.fail(key, "a prescribed body cannot be jointed (its motion is given)");
+    }
+  }
 
   const Vec3 anchor_W = reader.vec3("anchor", child.p_WB);
   const bool has_axis = joint.type == JointType::revolute || joint.type == JointType::prismatic;
@@ -89,7 +136,8 @@ Joint read_joint(MapReader& reader, Model& model) {
   joint.can_collide = reader.boolean("can_collide", false);
 
   // Coordinates, efforts and springs exist for the one-degree-of-freedom joints only.
-  for (const char* key : {"initial", "input", "stiffness", "damping", "spring_reference"}) {
+  for (const char* key :
+       {"initial", "input", "stiffness", "damping", "spring_reference", "servo"}) {
     if (!has_axis && reader.has(key)) {
       reader.fail(key, fmt::format("a {} joint has no joint coordinate", type));
     }
@@ -115,6 +163,7 @@ Joint read_joint(MapReader& reader, Model& model) {
   joint.stiffness = reader.non_negative("stiffness", 0.0);
   joint.damping = reader.non_negative("damping", 0.0);
   joint.spring_reference = reader.number("spring_reference", 0.0);
+  if (reader.has("servo")) read_servo(reader, joint, model);
   reader.reject_unknown_keys();
   return joint;
 }
@@ -263,7 +312,7 @@ void read_joints(MapReader& root, Model& model) {
     }
   }
   int rows = 0;
-  for (const Joint& joint : model.joints) rows += joint_constraint_count(joint.type);
+  for (const Joint& joint : model.joints) rows += joint_row_count(joint);
   if (model.simulation.constraint_factorization == ConstraintFactorization::dense &&
       rows > kMaxDenseConstraintRows) {
     throw InputError(fmt::format(

@@ -20,7 +20,12 @@ MultibodySystem::MultibodySystem(const Model& model)
       wrenches_(model.bodies.size()),
       nu_dot_(model.bodies.size(), Vec6::Zero()),
       input_overridden_(model.inputs.size(), 0),
-      input_override_values_(model.inputs.size(), Vec3::Zero()) {
+      input_override_values_(model.inputs.size(), Vec3::Zero()),
+      joint_commands_(model.joints.size()),
+      shape_wheel_(model.shapes.size(), -1) {
+  for (std::size_t w = 0; w < model.wheels.size(); ++w) {
+    for (int shape : model.wheels[w].shapes) shape_wheel_[shape] = static_cast<int>(w);
+  }
   for (const Shape& shape : model.shapes) {
     if (shape.collision)
       smallest_shape_thickness_ =
@@ -35,6 +40,7 @@ MultibodySystem::MultibodySystem(const Model& model)
       for (int shape : body.shapes) X_WS_[shape] = kinematics_[i].X_WB * model.shapes[shape].X_BS;
     } else {
       free_bodies_.push_back(static_cast<int>(i));
+      if (body.prescribed) prescribed_bodies_.push_back(static_cast<int>(i));
     }
   }
   body_of_state_.assign(static_cast<std::size_t>(model.state_size), -1);
@@ -42,6 +48,7 @@ MultibodySystem::MultibodySystem(const Model& model)
     std::fill_n(body_of_state_.begin() + model.bodies[body].state_offset, kFreeBodyStateSize, body);
   }
   for (const Joint& joint : model.joints) {
+    if (joint.servo.command >= 0) has_servos_ = true;
     jointed_[joint.parent] = model.bodies[joint.parent].fixed ? 0 : 1;
     jointed_[joint.child] = model.bodies[joint.child].fixed ? 0 : 1;
   }
@@ -67,6 +74,7 @@ void MultibodySystem::apply_gravity_and_inputs(double t) {
   for (std::size_t i = 0; i < model_.inputs.size(); ++i) {
     const Input& input = model_.inputs[i];
     if (input.body < 0 || model_.bodies[input.body].fixed) continue;
+    if (input.kind != Input::Kind::force && input.kind != Input::Kind::torque) continue;
     Vec3 value = input_value(static_cast<int>(i), t);
     if (input.body_frame) value = kinematics_[input.body].X_WB.rotation * value;
     if (input.kind == Input::Kind::force) {
@@ -77,18 +85,32 @@ void MultibodySystem::apply_gravity_and_inputs(double t) {
   }
 }
 
+void MultibodySystem::update_joint_commands(double t) {
+  if (!has_servos_) return;
+  for (std::size_t j = 0; j < model_.joints.size(); ++j) {
+    const int command = model_.joints[j].servo.command;
+    if (command < 0) continue;
+    joint_commands_[j].velocity = input_value(command, t).x();
+    joint_commands_[j].acceleration = input_rate(command, t).x();
+  }
+  constraints_.set_joint_commands(joint_commands_);
+}
+
 void MultibodySystem::apply_joint_efforts(double t) {
+  update_joint_commands(t);
   for (std::size_t j = 0; j < model_.joints.size(); ++j) {
     const Joint& joint = model_.joints[j];
     const bool spring = joint.stiffness != 0.0 || joint.damping != 0.0;
-    if (joint.input < 0 && !spring) continue;
+    const bool servo = joint.servo.mode != JointServo::Mode::none && !joint.servo.ideal;
+    if (joint.input < 0 && !spring && !servo) continue;
     const BodyKinematics& P = kinematics_[joint.parent];
     const BodyKinematics& C = kinematics_[joint.child];
     double effort = joint.input >= 0 ? input_value(joint.input, t).x() : 0.0;
-    if (spring) {
+    if (spring || servo) {
       const JointCoordinate q = compute_joint_coordinate(joint, P, C);
       effort -=
           joint.stiffness * (q.position - joint.spring_reference) + joint.damping * q.velocity;
+      if (servo) effort += compute_servo_effort(joint, joint_commands_[j], q);
     }
     const Vec3 axis_W = P.X_WB.rotation * joint.axis_P;
     if (joint.type == JointType::revolute) {
@@ -117,6 +139,9 @@ void MultibodySystem::apply_contact_forces(ContactResult* results) {
 MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const ContactPair& pair,
                                                                      PairId id,
                                                                      ContactResult* result) {
+  const int wheel =
+      shape_wheel_[pair.shape_a] >= 0 ? shape_wheel_[pair.shape_a] : shape_wheel_[pair.shape_b];
+  if (wheel >= 0) return compute_wheel_contact_terms(pair, id, wheel, result);
   const Shape& shape_a = model_.shapes[pair.shape_a];
   const Shape& shape_b = model_.shapes[pair.shape_b];
   const SignedDistance geometry = compute_point_geometry(model_, pair, X_WS_);
@@ -142,34 +167,46 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
   }
   const ContactForce force = compute_contact_force(pair.law, pair.damping, contact);
 
+  if (result != nullptr) {
+    fill_contact_result(*result, pair, id, geometry, contact, force, p_WC);
+  }
+  return make_contact_terms(force, p_WC, body_a, body_b);
+}
+
+MultibodySystem::ContactTerms MultibodySystem::make_contact_terms(const ContactForce& force,
+                                                                  const Vec3& p_WC,
+                                                                  const BodyKinematics& body_a,
+                                                                  const BodyKinematics& body_b) {
   // B receives +F at C and +tau, A the opposite.
   ContactTerms terms;
   terms.f_B_W = force.f_B_W;
   terms.moment_B_W = (p_WC - body_b.p_WCom).cross(force.f_B_W);
   terms.tau_B_W = force.tau_B_W;
   terms.moment_A_W = (p_WC - body_a.p_WCom).cross(-force.f_B_W);
-
-  if (result != nullptr) {
-    ContactResult& r = *result;
-    r.pair = id;
-    r.slot = pair.slot;
-    r.feature_a = feature_numbers(pair.feature_a);
-    r.feature_b = feature_numbers(pair.feature_b);
-    r.witness_A_W = geometry.p_A_W;
-    r.witness_B_W = geometry.p_B_W;
-    r.shape_a = pair.shape_a;
-    r.shape_b = pair.shape_b;
-    r.penetration = contact.penetration;
-    r.penetration_rate = contact.penetration_rate;
-    r.slip_velocity_W = contact.v_slip_W;
-    r.normal_force = force.normal_force;
-    r.friction_force_W = force.friction_W;
-    r.point_W = p_WC;
-    r.normal_W = n;
-    r.force_on_B_W = force.f_B_W;
-    r.torque_on_B_W = force.tau_B_W;
-  }
   return terms;
+}
+
+void MultibodySystem::fill_contact_result(ContactResult& r, const ContactPair& pair, PairId id,
+                                          const SignedDistance& geometry,
+                                          const ContactKinematics& contact,
+                                          const ContactForce& force, const Vec3& p_WC) {
+  r.pair = id;
+  r.slot = pair.slot;
+  r.feature_a = feature_numbers(pair.feature_a);
+  r.feature_b = feature_numbers(pair.feature_b);
+  r.witness_A_W = geometry.p_A_W;
+  r.witness_B_W = geometry.p_B_W;
+  r.shape_a = pair.shape_a;
+  r.shape_b = pair.shape_b;
+  r.penetration = contact.penetration;
+  r.penetration_rate = contact.penetration_rate;
+  r.slip_velocity_W = contact.v_slip_W;
+  r.normal_force = force.normal_force;
+  r.friction_force_W = force.friction_W;
+  r.point_W = p_WC;
+  r.normal_W = contact.n_AB_W;
+  r.force_on_B_W = force.f_B_W;
+  r.torque_on_B_W = force.tau_B_W;
 }
 
 void MultibodySystem::add_contact_terms(int body, const ContactTerms& terms, bool body_is_b) {
@@ -196,7 +233,9 @@ void MultibodySystem::evaluate_constraints() {
 
 void MultibodySystem::write_body_rates(const double* x, double* xdot) {
   for (int i : free_bodies_) {
-    if (jointed_[i] != 0) {
+    if (model_.bodies[i].prescribed) {
+      write_prescribed_rates(i, x, xdot);
+    } else if (jointed_[i] != 0) {
       write_body_derivatives(model_.bodies[i], kinematics_[i], nu_dot_[i], x, xdot);
     } else {
       compute_body_derivatives(model_.bodies[i], kinematics_[i], wrenches_[i], x, xdot);
@@ -213,6 +252,7 @@ void MultibodySystem::write_derivatives(const double* x, double* xdot) {
 }
 
 void MultibodySystem::compute_wrenches(double t, const double* x) {
+  time_ = t;
   update_kinematics(x);
   apply_gravity_and_inputs(t);
   apply_joint_efforts(t);
@@ -269,6 +309,8 @@ EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossi
   // Restarts begin from unit quaternions and, with joints, from a state on the constraint manifold
   // (changes of the order of the integrator's tolerance).
   for (const Body& body : model_.bodies) normalize_body_quaternion(body, x.data());
+  set_prescribed_velocities(t, x.data());
+  update_joint_commands(t);
   if (!constraints_.project(x.data(), model_.simulation.constraint_tolerance)) {
     throw SolverError(fmt::format(
         "t = {} s: the joint constraints could not be satisfied (largest position error {} after "
@@ -471,7 +513,7 @@ double MultibodySystem::compute_energy(ConstVectorRef x) {
   double energy = 0.0;
   for (std::size_t i = 0; i < model_.bodies.size(); ++i) {
     const Body& body = model_.bodies[i];
-    if (body.fixed) continue;
+    if (body.fixed || body.prescribed) continue;  // a prescribed body's energy is external work
     energy += compute_kinetic_energy(body, kinematics_[i]);
     energy -= body.mass * model_.gravity_W.dot(kinematics_[i].p_WCom);
   }

@@ -20,6 +20,7 @@
 #include "core/hybrid_system.hpp"
 #include "core/model.hpp"
 #include "core/rigid_body.hpp"
+#include "core/wheel_contact.hpp"
 #include "events/contact_handler.hpp"
 
 namespace hybridsim {
@@ -79,6 +80,8 @@ class MultibodySystem final : public HybridSystem {
   void clear_input_override(int input);
   // The value of input `input` at time t: the host's, or the signal's.
   Vec3 input_value(int input, double t) const;
+  // Its rate at t: zero for a host's value, else the signal's (evaluate_signal_rate).
+  Vec3 input_rate(int input, double t) const;
 
   // Outputs.
   const Model& model() const { return model_; }
@@ -91,6 +94,15 @@ class MultibodySystem final : public HybridSystem {
   std::span<const BodyKinematics> compute_kinematics(ConstVectorRef x);
   // Law results of the pairs in contact at x.
   std::vector<ContactResult> compute_contact_results(ConstVectorRef x);
+  // Every wheel's contact frame and slip at x (Model::wheels order), with the normal force summed
+  // over its contacts; the contact of the largest normal force gives the frame. A wheel without a
+  // contact reports its frame on the normal along gravity (or -z) at its nominal radius, zero
+  // normal force.
+  struct WheelOutput {
+    WheelContactState state;
+    double normal_force = 0.0;  // N
+  };
+  std::vector<WheelOutput> compute_wheel_outputs(ConstVectorRef x);
   // Coordinate and rate of every joint at x (Model::joints order).
   std::vector<JointCoordinate> compute_joint_coordinates(ConstVectorRef x);
   // Largest joint constraint violation at x: position (m or rad) and velocity (m/s or rad/s).
@@ -117,6 +129,22 @@ class MultibodySystem final : public HybridSystem {
     Vec3 moment_A_W;  // of -f_B_W about A's centre of mass
   };
   ContactTerms compute_contact_terms(const ContactPair& pair, PairId id, ContactResult* result);
+  // The terms of a contact force applied at p_WC, and its result record (normal_W: the law's).
+  static ContactTerms make_contact_terms(const ContactForce& force, const Vec3& p_WC,
+                                         const BodyKinematics& body_a,
+                                         const BodyKinematics& body_b);
+  void fill_contact_result(ContactResult& r, const ContactPair& pair, PairId id,
+                           const SignedDistance& geometry, const ContactKinematics& contact,
+                           const ContactForce& force, const Vec3& p_WC);
+  // A wheel's contact (models/multibody_wheels.cpp): the wheel frame, wheel-slip compliance,
+  // plowing tilt and rolling resistance around the contact law.
+  ContactTerms compute_wheel_contact_terms(const ContactPair& pair, PairId id, int wheel,
+                                           ContactResult* result);
+  // The servo command of every joint at t, into joint_commands_ and the constraint solver.
+  void update_joint_commands(double t);
+  // Prescribed bodies: velocity states set to their inputs at t (restarts), and the state rates.
+  void set_prescribed_velocities(double t, double* x) const;
+  void write_prescribed_rates(int body, const double* x, double* xdot) const;
   void add_contact_terms(int body, const ContactTerms& terms, bool body_is_b);
   void write_derivatives(const double* x, double* xdot);
   // With joints: the unconstrained accelerations of the jointed bodies into nu_dot_, and the
@@ -137,12 +165,17 @@ class MultibodySystem final : public HybridSystem {
   std::vector<char> jointed_;  // per body: a free body with a joint (constrained accelerations)
 
   // Workspace, sized once.
-  std::vector<BodyKinematics> kinematics_;   // per body
-  std::vector<Pose> X_WS_;                   // per shape
-  std::vector<BodyWrench> wrenches_;         // per body
-  std::vector<Vec6> nu_dot_;                 // per body: (a_Com_W, alpha_W)
-  std::vector<char> input_overridden_;       // per input: a host value is set
-  std::vector<Vec3> input_override_values_;  // per input
+  std::vector<BodyKinematics> kinematics_;    // per body
+  std::vector<Pose> X_WS_;                    // per shape
+  std::vector<BodyWrench> wrenches_;          // per body
+  std::vector<Vec6> nu_dot_;                  // per body: (a_Com_W, alpha_W)
+  std::vector<char> input_overridden_;        // per input: a host value is set
+  std::vector<Vec3> input_override_values_;   // per input
+  std::vector<JointCommand> joint_commands_;  // per joint: servo command at the last evaluation
+  bool has_servos_ = false;
+  std::vector<int> shape_wheel_;        // per shape: index into Model::wheels, -1 for none
+  std::vector<int> prescribed_bodies_;  // indices of the prescribed bodies
+  double time_ = 0.0;                   // t of the last compute_wrenches
   long rhs_count_ = 0;
 
   // Partial evaluations (prepare_partial_derivatives): the base point's contact terms, per pair

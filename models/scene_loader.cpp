@@ -26,6 +26,8 @@
 #include "models/joint_reader.hpp"
 #include "models/mass_properties.hpp"
 #include "models/mesh_reader.hpp"
+#include "models/signal_reader.hpp"
+#include "models/wheel_reader.hpp"
 #include "models/yaml_reader.hpp"
 
 namespace hybridsim {
@@ -343,6 +345,7 @@ void read_shape(MapReader& reader, Shape& shape, Model& model) {
   if (reader.has("hunt_crossley_dissipation")) {
     shape.hunt_crossley_dissipation = reader.non_negative("hunt_crossley_dissipation", 0.0);
   }
+  shape.plowable = reader.boolean("plowable", false);
   if (reader.has("fdir1")) {
     shape.fdir1_B = reader.vec3("fdir1", Vec3::Zero());
     if (!(shape.fdir1_B.norm() > 0.0)) reader.fail("fdir1", "must not be zero");
@@ -469,6 +472,36 @@ void append_body_copies(const Body& body, const std::vector<Shape>& shapes, cons
   }
 }
 
+// A prescribed body's `prescribed` map: its origin's linear velocity and its angular velocity
+// (world frame) as signals, each an input named "<body>.linear_velocity" or
+// "<body>.angular_velocity" (zero when not given), so that a host can set them while running.
+void read_prescribed_motion(MapReader& body_reader, Body& body, Model& model) {
+  MapReader reader(body_reader.get("prescribed"), body_reader.path_of("prescribed"),
+                   body_reader.source());
+  body.prescribed = true;
+  for (const char* key : {"linear_velocity", "angular_velocity"}) {
+    Input input;
+    input.name = body.name + "." + key;
+    const bool linear = key == std::string_view("linear_velocity");
+    input.kind = linear ? Input::Kind::linear_velocity : Input::Kind::angular_velocity;
+    input.body = static_cast<int>(model.bodies.size());
+    if (reader.has(key)) {
+      MapReader motion(reader.get(key), reader.path_of(key), reader.source());
+      input.signal = read_signal(motion);
+      motion.reject_unknown_keys();
+    }
+    (linear ? body.linear_velocity_input : body.angular_velocity_input) =
+        static_cast<int>(model.inputs.size());
+    model.inputs.push_back(input);
+  }
+  reader.reject_unknown_keys();
+  for (const char* key : {"linear_velocity", "angular_velocity"}) {
+    if (body_reader.has(key)) {
+      body_reader.fail(key, "a prescribed body's velocity comes from `prescribed`");
+    }
+  }
+}
+
 void read_bodies(MapReader& root, Model& model) {
   const YAML::Node list = root.sequence("bodies");
   if (list.size() == 0) root.fail("bodies", "is required (at least one body)");
@@ -478,12 +511,22 @@ void read_bodies(MapReader& root, Model& model) {
     body.name = reader.required_string("name");
     if (model.find_body(body.name) >= 0) reader.fail("name", "duplicate body name");
     body.fixed = reader.boolean("fixed", false);
+    if (reader.has("prescribed")) {
+      if (body.fixed) reader.fail("prescribed", "a fixed body does not move");
+      read_prescribed_motion(reader, body, model);
+    }
     body.p_WB = reader.vec3("position", Vec3::Zero());
     body.q_WB = read_orientation(reader, "orientation");
     body.v_WB_W = reader.vec3("linear_velocity", Vec3::Zero());
     body.w_WB_W = reader.vec3("angular_velocity", Vec3::Zero());
+    if (body.prescribed) {
+      body.v_WB_W = evaluate_signal(model.inputs[body.linear_velocity_input].signal, 0.0);
+      body.w_WB_W = evaluate_signal(model.inputs[body.angular_velocity_input].signal, 0.0);
+    }
     const BodyArray array = read_body_array(reader);
-    if (body.fixed && array.size() > 1) reader.fail("array", "a fixed body is not copied");
+    if ((body.fixed || body.prescribed) && array.size() > 1) {
+      reader.fail("array", "a fixed or prescribed body is not copied");
+    }
     // Shapes are read into a list of their own; the copies take their global indices.
     std::vector<Shape> body_shapes;
     const int body_index = static_cast<int>(model.bodies.size());
@@ -521,70 +564,6 @@ void read_bodies(MapReader& root, Model& model) {
     reader.reject_unknown_keys();
     append_body_copies(body, body_shapes, array, model);
   }
-}
-
-Vec3 read_signal_value(const YamlSource& source, const YAML::Node& node, const std::string& path) {
-  return read_yaml_vec3(source, node, path);
-}
-
-Signal read_signal(MapReader& parent) {
-  MapReader reader(parent.get("signal"), parent.path_of("signal"), parent.source());
-  Signal signal;
-  int kinds = 0;
-  const YamlSource& source = parent.source();
-  if (reader.has("constant")) {
-    ++kinds;
-    signal.kind = Signal::Kind::constant;
-    signal.value = read_signal_value(source, reader.get("constant"), reader.path_of("constant"));
-  }
-  if (reader.has("step") || reader.has("ramp")) {
-    ++kinds;
-    const bool ramp = reader.has("ramp");
-    const std::string key = ramp ? "ramp" : "step";
-    MapReader step(reader.get(key), reader.path_of(key), source);
-    signal.kind = ramp ? Signal::Kind::ramp : Signal::Kind::step;
-    signal.time = step.required_number("time");
-    if (ramp) signal.duration = step.required_positive("duration");
-    signal.before = read_signal_value(source, step.get("before"), step.path_of("before"));
-    signal.after = read_signal_value(source, step.get("after"), step.path_of("after"));
-    step.reject_unknown_keys();
-  }
-  if (reader.has("sine")) {
-    ++kinds;
-    MapReader sine(reader.get("sine"), reader.path_of("sine"), source);
-    signal.kind = Signal::Kind::sine;
-    signal.amplitude = sine.required_vec3("amplitude");
-    signal.frequency = sine.required_positive("frequency");
-    signal.phase = sine.number("phase", 0.0);
-    signal.offset = sine.vec3("offset", Vec3::Zero());
-    sine.reject_unknown_keys();
-  }
-  if (reader.has("table")) {
-    ++kinds;
-    MapReader table(reader.get("table"), reader.path_of("table"), source);
-    signal.kind = Signal::Kind::table;
-    const YAML::Node points = table.sequence("points");
-    const std::string path = table.path_of("points");
-    if (points.size() == 0) table.fail("points", "needs at least one [t, fx, fy, fz] row");
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const YAML::Node row = points[i];
-      if (!row.IsSequence() || row.size() != 4) {
-        throw_yaml_error(source, row, indexed(path, i), "must be [t, x, y, z]");
-      }
-      const double t = read_yaml_number(source, row[0], indexed(path, i));
-      if (!signal.times.empty() && !(t > signal.times.back())) {
-        throw_yaml_error(source, row, indexed(path, i), "times must increase");
-      }
-      signal.times.push_back(t);
-      signal.values.emplace_back(read_yaml_number(source, row[1], indexed(path, i)),
-                                 read_yaml_number(source, row[2], indexed(path, i)),
-                                 read_yaml_number(source, row[3], indexed(path, i)));
-    }
-    table.reject_unknown_keys();
-  }
-  if (kinds != 1) reader.fail("constant", "give exactly one of constant, step, ramp, sine, table");
-  reader.reject_unknown_keys();
-  return signal;
 }
 
 void read_inputs(MapReader& root, Model& model) {
@@ -720,6 +699,7 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
   }
   read_inputs(root, model);
   read_joints(root, model);
+  read_wheels(root, model);
   root.reject_unknown_keys();
   check_collision_pairs(model);
   assign_state_layout(model);

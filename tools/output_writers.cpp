@@ -77,7 +77,15 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
     for (const Joint& joint : system.model().joints) {
       trajectory_ << ',' << joint.name << ".q," << joint.name << ".qd";
     }
-    trajectory_ << ",energy\n";
+    trajectory_ << ",energy";
+    // Wheel columns come last, so that the columns of a scene without wheels stay as they were.
+    for (const Wheel& wheel : system.model().wheels) {
+      for (const char* column :
+           {"s_a", "s_b", "S_a", "alpha", "v_lon", "v_lat", "R_omega", "normal_force"}) {
+        trajectory_ << ",wheel." << wheel.name << '.' << column;
+      }
+    }
+    trajectory_ << '\n';
   }
   if (!outputs.events_path.empty()) events_ = open_output(outputs.events_path);
   if (!outputs.contacts_path.empty()) {
@@ -127,8 +135,16 @@ void RunWriter::write_trajectory_row(double t, const VectorX& x) {
   for (const JointCoordinate& q : system_.compute_joint_coordinates(x)) {
     row += fmt::format(",{:.17g},{:.17g}", q.position, q.velocity);
   }
-  row += fmt::format(",{:.17g}\n", system_.compute_energy(x));
-  trajectory_ << row;
+  row += fmt::format(",{:.17g}", system_.compute_energy(x));
+  if (!system_.model().wheels.empty()) {
+    for (const MultibodySystem::WheelOutput& wheel : system_.compute_wheel_outputs(x)) {
+      const WheelContactState& w = wheel.state;
+      row +=
+          fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", w.s_a,
+                      w.s_b, w.S_a, w.alpha, w.v_W_lon, w.v_W_lat, w.R_omega, wheel.normal_force);
+    }
+  }
+  trajectory_ << row << '\n';
 }
 
 void RunWriter::on_output(double t, const VectorX& x) {

@@ -146,7 +146,7 @@ TEST_CASE("capsule distances are continuous through zero (Lipschitz 1 in transla
   }
 }
 
-TEST_CASE("capsule mass properties match integration over slices; AABB contains the capsule") {
+TEST_CASE("capsule mass properties match integration over slices, AABB contains the capsule") {
   // Volume and inertia about the centre by Simpson's rule over z-slices (disc of radius rho(z)):
   // V = int pi rho^2, I_zz = int pi rho^4 / 2, I_xx = int pi rho^2 (rho^2 / 4 + z^2) (density 1).
   // 20000 intervals resolve the cap's square-root edge to ~1e-7 relative: tolerance 1e-6.

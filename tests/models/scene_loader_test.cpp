@@ -304,7 +304,7 @@ TEST_CASE("scene loader: a body array copies the body on a jittered grid, the sa
   fixed.replace(fixed.find("fixed: true,"), 12,
                 "fixed: true, array: {counts: [2, 1, 1], spacing: [1, 0, 0]},");
   CHECK(error_of(fixed).find("key 'bodies[0].array'") != std::string::npos);
-  CHECK(error_of(fixed).find("a fixed body is not copied") != std::string::npos);
+  CHECK(error_of(fixed).find("a fixed or prescribed body is not copied") != std::string::npos);
 }
 
 TEST_CASE("scene loader: the Zeno guard's default grows with the bodies, a given rate stays") {

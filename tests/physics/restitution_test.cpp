@@ -108,7 +108,7 @@ TEST_CASE("elastic law, every damping model: achieved restitution follows the ex
 }
 
 TEST_CASE(
-    "hunt-crossley law: shape parameters combined as Drake does; restitution by the relation") {
+    "hunt-crossley law: shape parameters combined as Drake does, restitution by the relation") {
   // k = k1 k2 / (k1 + k2), d = (k2 d1 + k1 d2) / (k1 + k2); f = k delta (1 + d delta_dot) gives
   // the same restitution relation with alpha = d v- (independent of k and the exponent).
   const double k1 = 4e7, k2 = 1e7, d1 = 0.2, d2 = 0.6;

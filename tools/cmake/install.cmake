@@ -28,6 +28,8 @@ install(FILES
   core/math.hpp
   core/model.hpp
   core/signal.hpp
+  core/wheel.hpp
+  core/wheel_contact.hpp
   DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/core)
 install(FILES
   integrators/integrator.hpp
@@ -36,7 +38,7 @@ install(FILES
 install(FILES models/scene_loader.hpp DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/models)
 install(PROGRAMS tools/plot_batch.py DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim)
 install(DIRECTORY models/scenes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim/scenes
-  FILES_MATCHING PATTERN "*.yaml" PATTERN "*.obj")
+  FILES_MATCHING PATTERN "*.yaml" PATTERN "*.obj" PATTERN "*.pgm")
 
 install(EXPORT hybridsimTargets NAMESPACE hybridsim:: DESTINATION ${HYBRIDSIM_INSTALL_CMAKE})
 configure_package_config_file(tools/cmake/hybridsimConfig.cmake.in
