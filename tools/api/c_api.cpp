@@ -327,6 +327,36 @@ hybridsim_status hybridsim_get_joint_state(const hybridsim_simulator* sim, const
   });
 }
 
+hybridsim_status hybridsim_get_wheel_state(const hybridsim_simulator* sim, const char* wheel,
+                                           hybridsim_wheel_state* state) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(wheel, "wheel");
+    require(state, "state");
+    hybridsim::Simulator& simulator = loaded(s);
+    if (simulator.model().find_wheel(wheel) < 0) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("{}: no wheel named '{}'", simulator.model().name, wheel)};
+    }
+    const hybridsim::Simulator::WheelState w = simulator.wheel_state(wheel);
+    copy3(w.n_W, state->normal);
+    copy3(w.t_lat_W, state->lateral);
+    copy3(w.t_lon_W, state->longitudinal);
+    state->v_lon = w.v_W_lon;
+    state->v_lat = w.v_W_lat;
+    state->slip_lon = w.v_t_lon;
+    state->slip_lat = w.v_t_lat;
+    state->omega = w.omega;
+    state->radius = w.radius;
+    state->r_omega = w.R_omega;
+    state->s_a = w.s_a;
+    state->s_b = w.s_b;
+    state->S_a = w.S_a;
+    state->alpha = w.alpha;
+    state->normal_force = w.normal_force;
+    return HYBRIDSIM_OK;
+  });
+}
+
 hybridsim_status hybridsim_get_energy(const hybridsim_simulator* sim, double* energy) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     require(energy, "energy");

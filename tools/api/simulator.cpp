@@ -263,6 +263,20 @@ JointCoordinate Simulator::joint_state(std::string_view joint) const {
   return scene.compute_joint_coordinates(state())[index];
 }
 
+Simulator::WheelState Simulator::wheel_state(std::string_view wheel) const {
+  MultibodySystem& scene = impl_->scene();
+  const int index = scene.model().find_wheel(std::string(wheel));
+  if (index < 0) {
+    throw InputError(fmt::format("{}: no wheel named '{}'", scene.model().name, wheel));
+  }
+  const MultibodySystem::WheelOutput output =
+      scene.compute_wheel_outputs(state())[static_cast<std::size_t>(index)];
+  WheelState result;
+  static_cast<WheelContactState&>(result) = output.state;
+  result.normal_force = output.normal_force;
+  return result;
+}
+
 std::vector<ContactResult> Simulator::contact_results() const {
   MultibodySystem& scene = impl_->scene();
   return scene.compute_contact_results(state());

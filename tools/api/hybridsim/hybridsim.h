@@ -121,6 +121,24 @@ typedef struct hybridsim_contact {
   double torque_on_b[3];    /* pure torque on B (rolling and spin resistance), N m */
 } hybridsim_contact;
 
+/* One wheel's contact frame and slip (the contact of the largest normal force; without a contact
+ * the frame lies on the normal along gravity at the nominal radius). Ratios that are undefined
+ * (omega = 0, v = 0) read 0, never NaN. */
+typedef struct hybridsim_wheel_state {
+  double normal[3];          /* unit normal from the wheel into the ground, W */
+  double lateral[3];         /* t_lat: the spin axis projected onto the tangent plane */
+  double longitudinal[3];    /* t_lon = normal x lateral */
+  double v_lon, v_lat;       /* wheel centre's velocity relative to the ground at C, m/s */
+  double slip_lon, slip_lat; /* slip velocity of the wheel at C, m/s */
+  double omega;              /* spin rate about the axis, rad/s */
+  double radius;             /* distance from the axle to the contact point, m */
+  double r_omega;            /* radius * omega, m/s */
+  double s_a, s_b;           /* slip ratios (accelerating, braking) */
+  double S_a;                /* (R omega - v_lon) / (R |omega|) */
+  double alpha;              /* atan(v_lat / v_lon), rad */
+  double normal_force;       /* N, summed over the wheel's contacts */
+} hybridsim_wheel_state;
+
 /* --- Library ---------------------------------------------------------------------------------- */
 /* The library's version, "MAJOR.MINOR.PATCH", and as MAJOR * 10000 + MINOR * 100 + PATCH. */
 const char* hybridsim_version(void);
@@ -192,6 +210,11 @@ hybridsim_status hybridsim_clear_events(hybridsim_simulator* sim);
 hybridsim_status hybridsim_get_contact_count(hybridsim_simulator* sim, size_t* count);
 hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
                                        hybridsim_contact* contact);
+
+/* The named wheel's frame and slip at the current time (HYBRIDSIM_ERROR_NOT_FOUND for an
+ * unknown name). */
+hybridsim_status hybridsim_get_wheel_state(const hybridsim_simulator* sim, const char* wheel,
+                                           hybridsim_wheel_state* state);
 
 /* --- Inputs ----------------------------------------------------------------------------------- */
 /* Sets an input to a constant (force N or torque N m, in the input's frame) from the current time

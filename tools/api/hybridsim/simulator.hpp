@@ -132,6 +132,13 @@ class Simulator {
   // Results of the contact law for every pair in contact at time() (ContactResult, world frame);
   // Model::shape_label(result.shape_a) names a shape.
   std::vector<ContactResult> contact_results() const;
+  // The named wheel's contact frame and slip at time() (the contact of the largest normal force
+  // gives the frame; normal_force sums its contacts; without a contact the frame lies on the
+  // normal along gravity at the nominal radius). InputError for an unknown wheel.
+  struct WheelState : WheelContactState {
+    double normal_force = 0.0;  // N
+  };
+  WheelState wheel_state(std::string_view wheel) const;
   // Kinetic + gravitational potential + elastic contact energy at time(), J.
   double energy() const;
   // The current value of an input (force N or torque N m, in its frame).
