@@ -22,6 +22,31 @@ struct WheelPlowing {
   bool lateral = false;
 };
 
+// Slope-dependent slip compliance: the unitless compliances times a factor that rises linearly
+// from 1 at slope angle `start` to `factor` at `end` and stays there (the slope angle is that of
+// the contact normal from the vertical, -gravity). factor 1: off.
+struct SlopeCompliance {
+  double start = 0.0;   // rad
+  double end = 0.0;     // rad, > start
+  double factor = 1.0;  // dimensionless, > 0
+};
+
+// A nonlinear traction law in the slip ratio s (s_a accelerating, s_b braking) for the
+// longitudinal force, replacing the saturated-linear compliance in that direction:
+//   janosi_hanamoto  T = mu N (1 - K / (|s| L) (1 - exp(-|s| L / K))) sgn(s): Janosi and
+//                    Hanamoto's shear law integrated over a contact patch of length L under
+//                    uniform pressure (Wong, Theory of Ground Vehicles; Yoshida and Hamano 2002
+//                    use the shear law for rover wheels in soil).
+// The slip's denominator is max(|R omega|, |v_W,lon|, v_small), so that the law is finite and
+// linear in the slip velocity at standstill.
+struct TractionLaw {
+  enum class Model { none, janosi_hanamoto };
+  Model model = Model::none;
+  double shear_deformation = 0.0;  // K, m
+  double contact_length = 0.0;     // L, m
+  double v_small = 1e-3;           // m/s
+};
+
 struct Wheel {
   std::string name;                 // unique among Model::wheels
   int body = -1;                    // index into Model::bodies (not fixed)
@@ -44,6 +69,8 @@ struct Wheel {
   // Friction coefficients (lateral, longitudinal); < 0: those of the contact material.
   double mu_lateral = -1.0;
   double mu_longitudinal = -1.0;
+  SlopeCompliance slope_compliance;
+  TractionLaw traction;
   WheelPlowing plowing;
   double rolling_resistance = 0.0;  // C_rr, dimensionless: torque C_rr N R against the spin
 };

@@ -1,5 +1,6 @@
 #include "core/wheel_contact.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -52,6 +53,25 @@ double wheel_slip_compliance(double unitless_compliance, double R_abs_omega, dou
                              double min_compliance) {
   if (!(normal_force > 0.0)) return min_compliance;
   return unitless_compliance * R_abs_omega / normal_force + min_compliance;
+}
+
+double slope_compliance_factor(const SlopeCompliance& slope_compliance, double slope) {
+  const SlopeCompliance& c = slope_compliance;
+  if (c.factor == 1.0 || slope <= c.start) return 1.0;
+  if (slope >= c.end) return c.factor;
+  return 1.0 + (c.factor - 1.0) * (slope - c.start) / (c.end - c.start);
+}
+
+double janosi_hanamoto_coefficient(double slip, double shear_deformation, double contact_length) {
+  const double x = std::abs(slip) * contact_length / shear_deformation;
+  // 1 - (1 - e^-x) / x, with its series x/2 - x^2/6 + x^3/24 near 0 (no cancellation).
+  const double shear = x < 1e-4 ? x * (0.5 - x * (1.0 / 6.0 - x / 24.0)) : 1.0 + std::expm1(-x) / x;
+  return std::copysign(shear, slip);
+}
+
+double traction_slip(const WheelContactState& state, double v_small) {
+  const double scale = std::max({std::abs(state.R_omega), std::abs(state.v_W_lon), v_small});
+  return (state.R_omega - state.v_W_lon) / scale;
 }
 
 double plowing_angle(const WheelPlowing& plowing, double speed) {

@@ -49,6 +49,16 @@ void compute_slip_ratios(WheelContactState& state);
 double wheel_slip_compliance(double unitless_compliance, double R_abs_omega, double normal_force,
                              double min_compliance);
 
+// The slope factor on the unitless compliances at slope angle `slope` (rad).
+double slope_compliance_factor(const SlopeCompliance& slope_compliance, double slope);
+
+// The janosi_hanamoto traction coefficient T / (mu N) at slip ratio s (dimensionless, odd in s,
+// in (-1, 1)); K and L in m.
+double janosi_hanamoto_coefficient(double slip, double shear_deformation, double contact_length);
+
+// The slip ratio the traction law uses: (R omega - v_W,lon) / max(|R omega|, |v_W,lon|, v_small).
+double traction_slip(const WheelContactState& state, double v_small);
+
 // The plowing tilt, rad, at speed |v| (m/s): 0 up to the deadband, linear up to max_angle at the
 // saturation speed, max_angle beyond.
 double plowing_angle(const WheelPlowing& plowing, double speed);

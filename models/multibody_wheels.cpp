@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "collision/shape_geometry.hpp"
+#include "core/friction_law.hpp"
 #include "models/multibody_system.hpp"
 
 namespace hybridsim {
@@ -74,14 +75,34 @@ MultibodySystem::ContactTerms MultibodySystem::compute_wheel_contact_terms(const
             ? compute_normal_force(law, pair.damping, contact.penetration, contact.penetration_rate)
             : wheel.normal_force_estimate;
     const double R_abs_omega = std::abs(frame.R_omega);
+    // The slope: the angle of the ground's normal from the vertical (-gravity).
+    const double g = model_.gravity_W.norm();
+    const double slope =
+        g > 0.0 ? std::acos(std::clamp(-n_into_ground.dot(-model_.gravity_W / g), -1.0, 1.0)) : 0.0;
+    const double factor = slope_compliance_factor(wheel.slope_compliance, slope);
     friction.model = FrictionModel::slip_compliance;
     friction.cone = false;
-    friction.slip_compliance = {wheel_slip_compliance(wheel.lateral_compliance, R_abs_omega,
-                                                      normal_force, wheel.min_slip_compliance),
-                                wheel_slip_compliance(wheel.longitudinal_compliance, R_abs_omega,
-                                                      normal_force, wheel.min_slip_compliance)};
+    friction.slip_compliance = {
+        wheel_slip_compliance(factor * wheel.lateral_compliance, R_abs_omega, normal_force,
+                              wheel.min_slip_compliance),
+        wheel_slip_compliance(factor * wheel.longitudinal_compliance, R_abs_omega, normal_force,
+                              wheel.min_slip_compliance)};
   }
   ContactForce force = compute_contact_force(law, pair.damping, contact);
+  if (wheel.traction.model != TractionLaw::Model::none && force.normal_force > 0.0) {
+    // The traction law replaces the longitudinal part of the friction on the wheel, along the
+    // law's (possibly tilted) longitudinal direction.
+    Vec3 t_lat_law, t_lon_law;
+    compute_friction_directions(-up, axis_W, t_lat_law, t_lon_law);
+    const Vec3 on_wheel = wheel_is_a ? Vec3(-force.friction_W) : force.friction_W;
+    const double traction = friction.mu_second() * force.normal_force *
+                            janosi_hanamoto_coefficient(
+                                traction_slip(frame, wheel.traction.v_small),
+                                wheel.traction.shear_deformation, wheel.traction.contact_length);
+    const Vec3 replaced = on_wheel - on_wheel.dot(t_lon_law) * t_lon_law + traction * t_lon_law;
+    force.friction_W = wheel_is_a ? Vec3(-replaced) : replaced;
+    force.f_B_W = force.normal_force * n_law + force.friction_W;
+  }
 
   // Rolling resistance: the centre of pressure ahead of the wheel centre, as a torque
   // C_rr f_n R against the wheel's spin relative to the ground (regularised below w_small).

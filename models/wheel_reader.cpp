@@ -64,7 +64,7 @@ double read_wheel_radius(MapReader& reader, const Wheel& wheel, const Model& mod
 
 void read_slip_compliance(MapReader& reader, Wheel& wheel) {
   if (!reader.has("slip_compliance")) {
-    for (const char* key : {"normal_force", "min_slip_compliance"}) {
+    for (const char* key : {"normal_force", "min_slip_compliance", "slope_compliance"}) {
       if (reader.has(key)) reader.fail(key, "applies to wheel-slip compliance (slip_compliance)");
     }
     return;
@@ -84,6 +84,29 @@ void read_slip_compliance(MapReader& reader, Wheel& wheel) {
     reader.fail("normal_force", "is required with slip_compliance: N_est in N, or `actual`");
   }
   wheel.min_slip_compliance = reader.positive("min_slip_compliance", wheel.min_slip_compliance);
+  if (reader.has("slope_compliance")) {
+    MapReader slope(reader.get("slope_compliance"), reader.path_of("slope_compliance"),
+                    reader.source());
+    SlopeCompliance& c = wheel.slope_compliance;
+    c.start = slope.non_negative("start", 0.0);
+    c.end = slope.required_positive("end");
+    if (!(c.end > c.start)) slope.fail("end", fmt::format("must exceed start ({} rad)", c.start));
+    if (!(c.end <= 0.5 * std::numbers::pi)) slope.fail("end", "must be at most pi/2 rad");
+    c.factor = slope.required_positive("factor");
+    slope.reject_unknown_keys();
+  }
+}
+
+void read_traction(MapReader& reader, Wheel& wheel) {
+  if (!reader.has("traction")) return;
+  MapReader traction(reader.get("traction"), reader.path_of("traction"), reader.source());
+  TractionLaw& law = wheel.traction;
+  traction.choice("model", "janosi_hanamoto", {"janosi_hanamoto"});
+  law.model = TractionLaw::Model::janosi_hanamoto;
+  law.shear_deformation = traction.required_positive("shear_deformation");
+  law.contact_length = traction.required_positive("contact_length");
+  law.v_small = traction.positive("v_small", law.v_small);
+  traction.reject_unknown_keys();
 }
 
 void read_plowing(MapReader& reader, Wheel& wheel) {
@@ -136,6 +159,7 @@ Wheel read_wheel(MapReader& reader, const Model& model) {
     wheel.mu_longitudinal = mu.non_negative("longitudinal", -1.0);
     mu.reject_unknown_keys();
   }
+  read_traction(reader, wheel);
   read_plowing(reader, wheel);
   wheel.rolling_resistance = reader.non_negative("rolling_resistance", 0.0);
   reader.reject_unknown_keys();

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "core/wheel_contact.hpp"
 #include "test_support.hpp"
 
 namespace hybridsim {
@@ -364,6 +365,90 @@ wheels:
   REQUIRE(states.size() == 3);
   const double a = (states[2][7] - states[1][7]) / 0.5;
   CHECK(a == relative(-0.02 * 9.81 / 1.4, 1e-6));
+}
+
+TEST_CASE("wheels: slope-dependent slip compliance scales the climb's slip by its factor") {
+  // The tricycle's ground slopes by beta = atan(2 / 9.8) = 11.53 deg against gravity. With the
+  // factor rising from 1 at 5 deg to 2 at 15 deg, the rear wheels' unitless compliance is
+  // m = 1 + (beta - 5 deg) / 10 deg and the climb speed 0.9 (1 - m T / N_est).
+  std::vector<std::string> overrides;
+  for (const char* wheel : {"rear_left", "rear_right"}) {
+    overrides.push_back(
+        fmt::format("wheels.{}.slope_compliance={{start: {:.17g}, end: {:.17g}, factor: 2.0}}",
+                    wheel, 5.0 * kDegree, 15.0 * kDegree));
+  }
+  auto run = testing::run_scene(load_scene_file("tricycles_uphill", overrides));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const double beta = std::atan2(2.0, 9.8);
+  const double factor = 1.0 + (beta - 5.0 * kDegree) / (10.0 * kDegree);
+  CHECK(std::abs(final_velocity_x(*run, "frame") - 0.9 * (1.0 - factor * 14.5 / 32.0)) < 1e-4);
+  CHECK(final_wheel(*run, "rear_left").state.S_a == relative(factor * 14.5 / 32.0, 1e-5));
+  CHECK(slope_compliance_factor({0.1, 0.3, 4.0}, 0.05) == 1.0);
+  CHECK(slope_compliance_factor({0.1, 0.3, 4.0}, 0.2) == relative(2.5, 1e-15));
+  CHECK(slope_compliance_factor({0.1, 0.3, 4.0}, 0.5) == 4.0);
+}
+
+TEST_CASE("wheels: the Janosi-Hanamoto traction law's steady slip under a drawbar pull") {
+  // A wheel (R = 0.1 m) on a hub that slides vertically on a carriage that slides along x; an
+  // ideal servo spins it at 10 rad/s and a 6 N drawbar force holds the carriage back. In steady
+  // motion the traction balances the pull: mu N (1 - K / (s L) (1 - exp(-s L / K))) = 6 N with
+  // N = 2 kg g, which fixes s, and the carriage moves at R omega (1 - s).
+  const std::string text = R"(
+simulation: {stop_time: 3.0, rtol: 1.0e-10, output_interval: 0.5}
+contact_materials:
+  - pair: [Steel, Steel]
+    restitution: 0.1
+    friction: {model: regularized_coulomb, mu_kinetic: 0.8, v_small: 1.0e-4}
+inputs:
+  - {name: drawbar, target: {body: carriage, kind: force}, signal: {constant: [-6.0, 0, 0]}}
+bodies:
+  - name: ground
+    fixed: true
+    shapes: [{type: halfspace, material: Steel}]
+  - name: carriage
+    position: [0, 0, 0.3]
+    mass: 1.0
+    inertia: [0.01, 0.01, 0.01, 0, 0, 0]
+  - name: hub
+    position: [0, 0, 0.0999999]
+    mass: 1.0
+    inertia: [0.01, 0.01, 0.01, 0, 0, 0]
+  - name: wheel
+    position: [0, 0, 0.0999999]
+    mass: 1.0
+    shapes: [{name: tyre, type: sphere, radius: 0.1, material: Steel}]
+joints:
+  - {name: rail, type: prismatic, parent: ground, child: carriage, axis: [1, 0, 0]}
+  - {name: suspension, type: prismatic, parent: carriage, child: hub, axis: [0, 0, 1]}
+  - {name: axle, type: revolute, parent: hub, child: wheel, anchor: [0, 0, 0.0999999],
+     axis: [0, 1, 0], servo: {velocity: 10.0, ideal: true}}
+wheels:
+  - name: w
+    body: wheel
+    axis: [0, 1, 0]
+    traction: {model: janosi_hanamoto, shear_deformation: 0.02, contact_length: 0.1}
+)";
+  auto run = testing::run_scene(load_scene_text(text, "drawbar.yaml"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const double mu_N = 0.8 * 2.0 * 9.81;
+  // The slip by bisection on the law's closed form (increasing in s).
+  double lo = 1e-9, hi = 1.0;
+  for (int i = 0; i < 200; ++i) {
+    const double s = 0.5 * (lo + hi);
+    const double pull = mu_N * (1.0 - 0.02 / (s * 0.1) * (1.0 - std::exp(-s * 0.1 / 0.02)));
+    (pull < 6.0 ? lo : hi) = s;
+  }
+  const double s = 0.5 * (lo + hi);
+  const auto wheel = final_wheel(*run, "w");
+  CHECK(wheel.normal_force == relative(2.0 * 9.81, 1e-6));
+  CHECK(wheel.state.s_a == relative(s, 1e-6));
+  CHECK(final_velocity_x(*run, "carriage") ==
+        relative(wheel.state.radius * 10.0 * (1.0 - s), 1e-6));
+  // The law itself: odd, linear at small slip (slope L / (2 K)), saturating at 1.
+  CHECK(janosi_hanamoto_coefficient(-0.3, 0.02, 0.1) ==
+        -janosi_hanamoto_coefficient(0.3, 0.02, 0.1));
+  CHECK(janosi_hanamoto_coefficient(1e-7, 0.02, 0.1) == relative(1e-7 * 0.1 / 0.04, 1e-6));
+  CHECK(janosi_hanamoto_coefficient(1.0, 1e-4, 1.0) == relative(1.0, 1e-3));
 }
 
 }  // namespace
