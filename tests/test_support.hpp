@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -167,6 +169,35 @@ inline void check_drop_and_bounce(const Model& model, double height, const Vec3&
     CHECK(energy <= lowest + 1e-6);
     lowest = std::min(lowest, energy);
   }
+}
+
+// The height (m) under (x, y) of a heightmap from a P2 gray image over size_x x size_y m centred
+// on the origin, levels 0..max mapped to 0..size_z: the two triangles of each cell (diagonal from
+// the lower-left to the upper-right corner), read from the file here, independently of the
+// loader.
+inline std::function<double(double, double)> pgm_terrain(const std::string& path, double size_x,
+                                                         double size_y, double size_z) {
+  std::ifstream image(path);
+  std::string magic, comment;
+  std::getline(image, magic);
+  std::getline(image, comment);
+  int width = 0, height = 0, maximum = 0;
+  image >> width >> height >> maximum;
+  std::vector<double> level(static_cast<std::size_t>(width * height));
+  for (double& value : level) image >> value;
+  return [=](double x, double y) {
+    const auto z = [&](int column, int row_from_bottom) {
+      return size_z / maximum *
+             level[static_cast<std::size_t>((height - 1 - row_from_bottom) * width + column)];
+    };
+    const double u = (x / size_x + 0.5) * (width - 1), v = (y / size_y + 0.5) * (height - 1);
+    const int i = std::clamp(static_cast<int>(u), 0, width - 2);
+    const int j = std::clamp(static_cast<int>(v), 0, height - 2);
+    const double s = u - i, t = v - j;
+    // Lower-right triangle (s >= t): corners (0,0), (1,0), (1,1); else (0,0), (1,1), (0,1).
+    return s >= t ? z(i, j) + s * (z(i + 1, j) - z(i, j)) + t * (z(i + 1, j + 1) - z(i + 1, j))
+                  : z(i, j) + t * (z(i, j + 1) - z(i, j)) + s * (z(i + 1, j + 1) - z(i, j + 1));
+  };
 }
 
 }  // namespace hybridsim::testing

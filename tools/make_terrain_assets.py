@@ -2,12 +2,14 @@
 """Writes the terrain files of the catalog scenes heightmap_hills and mesh_bowl, and of the
 terrain benchmarks (BENCHMARKS.md).
 
-    python3 tools/make_terrain_assets.py    # rewrites models/scenes/meshes/{hills.pgm,bowl.obj,hills_257.pgm}
+    python3 tools/make_terrain_assets.py    # rewrites models/scenes/meshes/{hills,hills_257,bumps}.pgm, bowl.obj
 
 hills.pgm: a 65 x 65 gray image (P2, levels 0..1000) of sin(2 pi x / 2) sin(2 pi y / 2) hills over
 4 x 4 m, level = 500 (1 + sin sin). bowl.obj: a spherical bowl (radius 0.5 m, centre 0.5 m above
 its bottom, walls up to 50 degrees from the bottom) in 24 rings of 48 sectors, with a flat rim out
-to 0.6 m, faces counter-clockwise seen from above (the inside of the bowl).
+to 0.6 m, faces counter-clockwise seen from above (the inside of the bowl). bumps.pgm: an 81 x 41
+gray image (P2, levels 0..1000) of 500 (1 + sin(2 pi x / 1.6) sin(2 pi y / 1.2)) over 8 x 4 m, the
+rover_terrain scene's bumps.
 """
 import math
 import pathlib
@@ -58,3 +60,12 @@ with open(out / "bowl.obj", "w") as f:
         f.write("v %.9f %.9f %.9f\n" % v)
     for t in faces:
         f.write("f %d %d %d\n" % (t[0] + 1, t[1] + 1, t[2] + 1))
+
+nx, ny = 81, 41
+with open(out / "bumps.pgm", "w") as f:
+    f.write(f"P2\n# rover_terrain: 500 (1 + sin(2 pi x / 1.6) sin(2 pi y / 1.2)), x in [-4, 4] m, "
+            f"y in [-2, 2] m\n{nx} {ny}\n1000\n")
+    for row in range(ny):  # the image's top row lies at +y
+        y = 2.0 - 4.0 * row / (ny - 1)
+        f.write(" ".join(str(round(500 * (1 + math.sin(2 * math.pi * (-4.0 + 8.0 * c / (nx - 1)) / 1.6) *
+                                          math.sin(2 * math.pi * y / 1.2)))) for c in range(nx)) + "\n")

@@ -451,30 +451,8 @@ TEST_CASE("catalog heightmap_hills: energy never rises, every ball stays above t
   CHECK(run->result.contact_starts > 20);
   MESSAGE("largest energy rise ", largest_energy_rise(run->recorder));
   CHECK(largest_energy_rise(run->recorder) < 1e-6);
-  // The terrain's height under (x, y): the image's level (0..1000, rounded) of the two triangles
-  // of the cell (diagonal from the lower-left to the upper-right corner), read from the image
-  // file here, independently of the loader.
-  std::ifstream image(std::string(HYBRIDSIM_MODELS_DIR) + "/scenes/meshes/hills.pgm");
-  std::string magic, comment;
-  std::getline(image, magic);
-  std::getline(image, comment);
-  int width = 0, height = 0, maximum = 0;
-  image >> width >> height >> maximum;
-  std::vector<double> level(static_cast<std::size_t>(width * height));
-  for (double& value : level) image >> value;
-  const auto z = [&](int column, int row_from_bottom) {
-    return 0.3 / maximum *
-           level[static_cast<std::size_t>((height - 1 - row_from_bottom) * width + column)];
-  };
-  const auto terrain = [&](double x, double y) {
-    const double u = (x + 2.0) / 4.0 * (width - 1), v = (y + 2.0) / 4.0 * (height - 1);
-    const int i = std::min(width - 2, static_cast<int>(u)),
-              j = std::min(height - 2, static_cast<int>(v));
-    const double s = u - i, t = v - j;
-    // Lower-right triangle (s >= t): corners (0,0), (1,0), (1,1); else (0,0), (1,1), (0,1).
-    return s >= t ? z(i, j) + s * (z(i + 1, j) - z(i, j)) + t * (z(i + 1, j + 1) - z(i + 1, j))
-                  : z(i, j) + t * (z(i, j + 1) - z(i, j)) + s * (z(i + 1, j + 1) - z(i, j + 1));
-  };
+  const auto terrain = testing::pgm_terrain(
+      std::string(HYBRIDSIM_MODELS_DIR) + "/scenes/meshes/hills.pgm", 4.0, 4.0, 0.3);
   for (std::size_t body = 1; body < run->model.bodies.size(); ++body) {
     const int offset = run->model.bodies[body].state_offset;
     for (const VectorX& x : run->recorder.output_states) {

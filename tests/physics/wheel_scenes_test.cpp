@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/wheel_contact.hpp"
+#include "hybridsim/simulator.hpp"
 #include "test_support.hpp"
 
 namespace hybridsim {
@@ -449,6 +450,45 @@ wheels:
         -janosi_hanamoto_coefficient(0.3, 0.02, 0.1));
   CHECK(janosi_hanamoto_coefficient(1e-7, 0.02, 0.1) == relative(1e-7 * 0.1 / 0.04, 1e-6));
   CHECK(janosi_hanamoto_coefficient(1.0, 1e-4, 1.0) == relative(1.0, 1e-3));
+}
+
+TEST_CASE("catalog rover_terrain: no wheel falls through the bumps, slip stays finite") {
+  // Read through the API while the run is at each instant (the wheel outputs use the contact
+  // set of that moment).
+  Simulator simulator(load_scene_file("rover_terrain"));
+  const Model& model = simulator.model();
+  const auto terrain = testing::pgm_terrain(
+      std::string(HYBRIDSIM_MODELS_DIR) + "/scenes/meshes/bumps.pgm", 8.0, 4.0, 0.06);
+  double lowest = kInfinity;   // the smallest height of a wheel centre above the terrain, m
+  double largest_force = 0.0;  // the largest normal force on a wheel, N
+  const double start_x = simulator.body_state("chassis").position_W.x();
+  for (int k = 1; k <= 200; ++k) {
+    REQUIRE(simulator.advance_to(0.02 * k).status == SimulationStatus::ok);
+    for (const Wheel& wheel : model.wheels) {
+      const Vec3 p =
+          simulator.body_state(model.bodies[static_cast<std::size_t>(wheel.body)].name).position_W;
+      lowest = std::min(lowest, p.z() - terrain(p.x(), p.y()));
+      const Simulator::WheelState w = simulator.wheel_state(wheel.name);
+      for (const double value :
+           {w.s_a, w.s_b, w.S_a, w.alpha, w.v_W_lon, w.v_W_lat, w.R_omega, w.normal_force}) {
+        REQUIRE(std::isfinite(value));
+      }
+      largest_force = std::max(largest_force, w.normal_force);
+    }
+  }
+  // A ball's centre lies at least R above the surface under it (more on a slope), less the
+  // rubber's Hertz penetration under the largest load, delta = (F / K)^(2/3) with
+  // K = (4/3) sqrt(R) E / (2 (1 - nu^2)) (E = 1e7 Pa, nu = 0.49; a few mm): a fall-through would
+  // lose the whole 0.15 m.
+  const double K = 4.0 / 3.0 * std::sqrt(0.15) * 1e7 / (2.0 * (1.0 - 0.49 * 0.49));
+  const double penetration = std::pow(largest_force / K, 2.0 / 3.0);
+  MESSAGE("lowest wheel centre above the terrain: ", lowest, " m; largest wheel load ",
+          largest_force, " N, Hertz penetration ", penetration, " m");
+  CHECK(lowest > 0.15 - penetration - 1e-4);
+  CHECK(penetration < 0.01);
+  const double advance = simulator.body_state("chassis").position_W.x() - start_x;
+  CHECK(advance > 1.5);  // R omega = 0.6 m/s for 4 s, less the slip and the climbs
+  CHECK(advance < 2.4);
 }
 
 }  // namespace
