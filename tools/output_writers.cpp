@@ -160,8 +160,28 @@ void RunWriter::on_output(double t, const VectorX& x) {
 void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
   if (outputs_.log_events) std::cout << format_event_log_entry(instant);
   if (events_.is_open()) {
+    const Model& model = system_.model();
+    std::vector<MultibodySystem::WheelOutput> wheels;  // at x, computed once if a wheel is met
     for (const EventRecord& record : instant.outcome.records) {
-      events_ << event_record_json(record).dump() << '\n';
+      nlohmann::json line = event_record_json(record);
+      // A wheel's contact event carries the wheel's frame and slip just after the event.
+      for (std::size_t w = 0; w < model.wheels.size(); ++w) {
+        const Wheel& wheel = model.wheels[w];
+        const std::string prefix = model.bodies[static_cast<std::size_t>(wheel.body)].name + "/";
+        if (record.pair_a.rfind(prefix, 0) != 0 && record.pair_b.rfind(prefix, 0) != 0) continue;
+        if (wheels.empty()) wheels = system_.compute_wheel_outputs(x);
+        const WheelContactState& state = wheels[w].state;
+        line["wheel"] = {{"name", wheel.name},
+                         {"s_a", state.s_a},
+                         {"s_b", state.s_b},
+                         {"S_a", state.S_a},
+                         {"alpha", state.alpha},
+                         {"v_lon", state.v_W_lon},
+                         {"v_lat", state.v_W_lat},
+                         {"R_omega", state.R_omega},
+                         {"normal_force", wheels[w].normal_force}};
+      }
+      events_ << line.dump() << '\n';
     }
   }
   // One trajectory row at each event after the initialisation (the state does not jump).

@@ -458,3 +458,56 @@ TEST_CASE("api: a jointed mechanism built in code equals its scene file") {
 
 }  // namespace
 }  // namespace hybridsim
+
+namespace hybridsim {
+namespace {
+
+TEST_CASE("api: ModelBuilder adds wheels and servos, the wheel state follows through the API") {
+  // A sphere wheel on an ideal velocity servo at 10 rad/s, from a chassis sliding on a prismatic
+  // rail: the same scene the loader reads, and the wheel spins at the command.
+  ModelBuilder builder("built_wheel");
+  builder.body({.name = "ground", .fixed = true})
+      .halfspace("ground", "surface", Vec3::UnitZ(), 0.0, "Steel")
+      .body({.name = "cart",
+             .position_W = {0, 0, 0.3},
+             .mass = 1.0,
+             .inertia_com_B = Mat3::Identity() * 0.01})
+      .body({.name = "ball", .position_W = {0, 0, 0.1}})
+      .sphere("ball", "tyre", 0.1, "Steel")
+      .joint({.name = "rail",
+              .type = JointType::prismatic,
+              .parent = "ground",
+              .child = "cart",
+              .axis_W = Vec3::UnitX()})
+      .joint({.name = "axle",
+              .type = JointType::revolute,
+              .parent = "cart",
+              .child = "ball",
+              .anchor_W = Vec3(0, 0, 0.1),
+              .axis_W = Vec3::UnitY(),
+              .servo_mode = JointServo::Mode::velocity,
+              .servo_command = 10.0,
+              .servo_ideal = true})
+      .wheel({.name = "w",
+              .body = "ball",
+              .slip_compliance = Eigen::Vector2d(0.5, 0.5),
+              .normal_force = 20.0,
+              .rolling_resistance = 0.01});
+  const Model model = builder.build();
+  REQUIRE(model.wheels.size() == 1);
+  CHECK(model.wheels[0].slip_compliance);
+  CHECK(model.wheels[0].longitudinal_compliance == 0.5);
+  CHECK(model.wheels[0].normal_force_estimate == 20.0);
+  CHECK(model.wheels[0].radius == 0.1);  // from the sphere
+  CHECK(model.joints[1].servo.ideal);
+  Simulator simulator(model);
+  simulator.advance_to(0.5);
+  CHECK(std::abs(simulator.joint_state("axle").velocity - 10.0) < 1e-9);
+  const Simulator::WheelState w = simulator.wheel_state("w");
+  CHECK(std::abs(w.omega - 10.0) < 1e-9);
+  CHECK(w.R_omega == relative(w.radius * 10.0, 1e-12));
+  CHECK_THROWS_AS(simulator.wheel_state("nowhere"), InputError);
+}
+
+}  // namespace
+}  // namespace hybridsim

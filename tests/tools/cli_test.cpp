@@ -457,5 +457,28 @@ TEST_CASE("golden event log: every number agrees with an independent model of th
   check_demo_log(tight.out, {1e-8, 3e-7, 3e-6});
 }
 
+TEST_CASE(
+    "cli: wheels add their slip columns to the trajectory and their state to contact events") {
+  const fs::path dir = temporary_directory();
+  const CliResult r = run_cli(
+      fmt::format("run tricycles_uphill --quiet --stop-time 2 --trajectory {0}/tri.csv --events "
+                  "{0}/ev.jsonl",
+                  dir.string()),
+      dir);
+  REQUIRE(r.status == 0);
+  const std::string trajectory = read_file(dir / "tri.csv");
+  const std::string header = trajectory.substr(0, trajectory.find('\n'));
+  // After energy, eight columns per wheel in Model::wheels order.
+  const auto energy = header.find(",energy,wheel.front.s_a,wheel.front.s_b,wheel.front.S_a,");
+  CHECK(energy != std::string::npos);
+  CHECK(header.find("wheel.rear_right.R_omega,wheel.rear_right.normal_force") ==
+        header.size() -
+            std::string("wheel.rear_right.R_omega,wheel.rear_right.normal_force").size());
+  CHECK(trajectory.find("nan") == std::string::npos);
+  const std::string events = read_file(dir / "ev.jsonl");
+  CHECK(events.find(R"("wheel":{"R_omega":)") != std::string::npos);
+  CHECK(events.find(R"("name":"rear_left")") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace hybridsim

@@ -327,7 +327,46 @@ ModelBuilder& ModelBuilder::joint(const JointSpec& spec) {
   if (spec.stiffness != 0.0) node["stiffness"] = spec.stiffness;
   if (spec.damping != 0.0) node["damping"] = spec.damping;
   if (spec.spring_reference != 0.0) node["spring_reference"] = spec.spring_reference;
+  if (spec.servo_mode == JointServo::Mode::velocity) {
+    node["servo"]["velocity"] = spec.servo_command;
+    if (spec.servo_ideal) {
+      node["servo"]["ideal"] = true;
+    } else {
+      node["servo"]["gain"] = spec.servo_gain;
+    }
+  } else if (spec.servo_mode == JointServo::Mode::position) {
+    node["servo"]["position"] = spec.servo_command;
+    node["servo"]["kp"] = spec.servo_kp;
+    node["servo"]["kd"] = spec.servo_kd;
+  }
   scene_->root["joints"].push_back(node);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::wheel(const WheelSpec& spec) {
+  YAML::Node node;
+  node["name"] = spec.name;
+  node["body"] = spec.body;
+  node["axis"] = vec3_node(spec.axis_B);
+  if (spec.radius > 0.0) node["radius"] = spec.radius;
+  for (const std::string& shape : spec.shapes) node["shapes"].push_back(shape);
+  if (spec.slip_compliance) {
+    node["slip_compliance"]["lateral"] = (*spec.slip_compliance)[0];
+    node["slip_compliance"]["longitudinal"] = (*spec.slip_compliance)[1];
+    if (spec.normal_force > 0.0) {
+      node["normal_force"] = spec.normal_force;
+    } else {
+      node["normal_force"] = "actual";
+    }
+  }
+  if (spec.rolling_resistance != 0.0) node["rolling_resistance"] = spec.rolling_resistance;
+  if (spec.plowing) {
+    node["plowing"]["max_angle"] = spec.plowing->max_angle;
+    node["plowing"]["deadband"] = spec.plowing->deadband;
+    node["plowing"]["saturation"] = spec.plowing->saturation;
+    if (spec.plowing->lateral) node["plowing"]["lateral"] = true;
+  }
+  scene_->root["wheels"].push_back(node);
   return *this;
 }
 

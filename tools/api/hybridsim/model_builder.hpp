@@ -65,6 +65,29 @@ struct JointSpec {
   double stiffness = 0.0;         // N m/rad or N/m
   double damping = 0.0;           // N m s/rad or N s/m
   double spring_reference = 0.0;  // rad or m
+  // Revolute and prismatic only: a servo (scene key `servo`) with a constant command, which a host
+  // may set later through the input "<joint>.servo". mode none: no servo.
+  JointServo::Mode servo_mode = JointServo::Mode::none;
+  double servo_command = 0.0;  // q'_cmd (rad/s, m/s) or q_cmd (rad, m)
+  double servo_gain = 0.0;     // velocity servo; unused when ideal
+  bool servo_ideal = false;    // velocity servo as a constraint row
+  double servo_kp = 0.0;       // position servo
+  double servo_kd = 0.0;
+};
+
+// A wheel (scene key `wheels`, docs/physics.md "Wheels"): a view on the contacts of a body's
+// shapes. Zero or empty fields take the scene format's defaults.
+struct WheelSpec {
+  std::string name = {};
+  std::string body = {};                 // a free body, added before build()
+  Vec3 axis_B = Vec3::UnitY();           // spin axis, body frame
+  double radius = 0.0;                   // m; 0: from the sphere or cylinder shape
+  std::vector<std::string> shapes = {};  // the touching shapes; empty: all
+  std::optional<Eigen::Vector2d> slip_compliance =
+      std::nullopt;                 // unitless (lateral, longitudinal)
+  double normal_force = 0.0;        // N_est, N (with slip_compliance); 0: `actual`
+  double rolling_resistance = 0.0;  // C_rr
+  std::optional<WheelPlowing> plowing = std::nullopt;
 };
 
 // Builds a scene step by step; every call returns the builder for chaining. Shapes name their
@@ -122,6 +145,9 @@ class ModelBuilder {
   ModelBuilder& joint_input(const std::string& name, const Signal& signal);
   // A joint; its bodies (and its input) must be added before build().
   ModelBuilder& joint(const JointSpec& spec);
+
+  // A wheel; its body and shapes must be added before build().
+  ModelBuilder& wheel(const WheelSpec& spec);
 
   // Any scene key, as `hybridsim run --set KEY=VALUE`: a dotted path whose list elements are
   // chosen by name or index (`bodies.ball.shapes.sphere.fdir1`), the value as YAML text.
