@@ -491,5 +491,41 @@ TEST_CASE("catalog rover_terrain: no wheel falls through the bumps, slip stays f
   CHECK(advance < 2.4);
 }
 
+TEST_CASE("wheels: the actual normal force in place of N_est") {
+  // With `normal_force: actual` the rear wheels' compliance uses their own contact force N: in
+  // steady climbing S_a = c T / N and the speed is 0.9 (1 - T / N) for c = 1.
+  auto run = testing::run_scene(load_scene_file(
+      "tricycles_uphill",
+      {"wheels.rear_left.normal_force=actual", "wheels.rear_right.normal_force=actual"}));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const auto rear = final_wheel(*run, "rear_left");
+  CHECK(rear.normal_force > 30.0);  // about 39 N with this frame's mass distribution
+  CHECK(rear.state.S_a == relative(14.5 / rear.normal_force, 1e-5));
+  CHECK(std::abs(final_velocity_x(*run, "frame") - 0.9 * (1.0 - 14.5 / rear.normal_force)) < 1e-4);
+}
+
+TEST_CASE("wheels: lateral plowing tilts the normal against the lateral motion") {
+  // Two of the plowing spheres turned so that their axes lie along the slope (x): they roll down
+  // it sideways to the wheel frame, v_W,lat = v. With lateral plowing the 10-degree sphere tilts
+  // about t_lon and rolls exactly as the longitudinal one did; without, it does not tilt.
+  auto run = testing::run_scene(load_scene_file(
+      "plowing_spheres", {"wheels.wheel_10.axis=[1, 0, 0]", "wheels.wheel_10.plowing.lateral=true",
+                          "wheels.wheel_5.axis=[1, 0, 0]"}));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const double g = std::hypot(4.0, 9.75);
+  const double phi = std::atan2(4.0, 9.75);
+  const double theta = 10.0 * kDegree;
+  const auto& states = run->recorder.output_states;
+  const auto velocity = [&](const char* body, std::size_t output) {
+    return states[output][run->model.bodies[run->model.find_body(body)].state_offset + 7];
+  };
+  // Outputs every 0.01 s: 50 is 0.5 s, 100 is 1 s (both past the saturation speed).
+  REQUIRE(states.size() == 101);
+  const double a_lateral = (velocity("sphere_10", 100) - velocity("sphere_10", 50)) / 0.5;
+  CHECK(a_lateral == relative(g * std::sin(phi - theta) / (1.4 * std::cos(theta)), 1e-6));
+  const double a_plain = (velocity("sphere_5", 100) - velocity("sphere_5", 50)) / 0.5;
+  CHECK(a_plain == relative(g * std::sin(phi) / 1.4, 1e-6));
+}
+
 }  // namespace
 }  // namespace hybridsim
