@@ -15,7 +15,11 @@ namespace hybridsim {
 bool MultibodySystem::prepare_partial_derivatives(double t, ConstVectorRef x) {
   // Joints couple whole sets through the constraint solve, and inputs may read a body's pose:
   // those scenes evaluate in full.
-  if (!model_.joints.empty() || !model_.inputs.empty() || !constraints_.empty()) return false;
+  // Prescribed bodies' rates follow their signals, not forces (their inputs exclude them already).
+  if (!model_.joints.empty() || !model_.inputs.empty() || !constraints_.empty() ||
+      !prescribed_bodies_.empty()) {
+    return false;
+  }
 
   update_kinematics(x.data());
   apply_gravity_and_inputs(t);

@@ -551,8 +551,10 @@ std::vector<JointCoordinate> MultibodySystem::compute_joint_coordinates(ConstVec
   return coordinates;
 }
 
-MultibodySystem::ConstraintError MultibodySystem::compute_constraint_error(ConstVectorRef x) {
+MultibodySystem::ConstraintError MultibodySystem::compute_constraint_error(ConstVectorRef x,
+                                                                           double t) {
   update_kinematics(x.data());
+  update_joint_commands(t);
   constraints_.evaluate(kinematics_);
   return {constraints_.max_position_error(), constraints_.max_velocity_error()};
 }

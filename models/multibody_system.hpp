@@ -110,7 +110,8 @@ class MultibodySystem final : public HybridSystem {
     double position = 0.0;
     double velocity = 0.0;
   };
-  ConstraintError compute_constraint_error(ConstVectorRef x);
+  // t: the time of x, for the commands of ideal velocity servos.
+  ConstraintError compute_constraint_error(ConstVectorRef x, double t = 0.0);
 
  private:
   // Per body, the representative of its set: bodies joined by joints and, if through_contacts,

@@ -67,6 +67,8 @@ MultibodySystem::ContactTerms MultibodySystem::compute_wheel_contact_terms(const
 
   ContactLawParameters law = pair.law;
   FrictionParameters& friction = law.friction;
+  // A wheel's friction is a pyramid on (t_lat, t_lon), each direction with its own coefficient.
+  friction.cone = false;
   if (wheel.mu_lateral >= 0.0) friction.mu_kinetic = wheel.mu_lateral;
   if (wheel.mu_longitudinal >= 0.0) friction.mu2 = wheel.mu_longitudinal;
   if (wheel.slip_compliance) {

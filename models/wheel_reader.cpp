@@ -155,8 +155,9 @@ Wheel read_wheel(MapReader& reader, const Model& model) {
   read_slip_compliance(reader, wheel);
   if (reader.has("mu")) {
     MapReader mu(reader.get("mu"), reader.path_of("mu"), reader.source());
-    wheel.mu_lateral = mu.non_negative("lateral", -1.0);
-    wheel.mu_longitudinal = mu.non_negative("longitudinal", -1.0);
+    // A direction left out keeps the contact material's coefficient (-1).
+    if (mu.has("lateral")) wheel.mu_lateral = mu.non_negative("lateral", 0.0);
+    if (mu.has("longitudinal")) wheel.mu_longitudinal = mu.non_negative("longitudinal", 0.0);
     mu.reject_unknown_keys();
   }
   read_traction(reader, wheel);

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -167,8 +168,11 @@ void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
       // A wheel's contact event carries the wheel's frame and slip just after the event.
       for (std::size_t w = 0; w < model.wheels.size(); ++w) {
         const Wheel& wheel = model.wheels[w];
-        const std::string prefix = model.bodies[static_cast<std::size_t>(wheel.body)].name + "/";
-        if (record.pair_a.rfind(prefix, 0) != 0 && record.pair_b.rfind(prefix, 0) != 0) continue;
+        const bool on_wheel = std::any_of(wheel.shapes.begin(), wheel.shapes.end(), [&](int shape) {
+          const std::string label = model.shape_label(shape);
+          return label == record.pair_a || label == record.pair_b;
+        });
+        if (!on_wheel) continue;
         if (wheels.empty()) wheels = system_.compute_wheel_outputs(x);
         const WheelContactState& state = wheels[w].state;
         line["wheel"] = {{"name", wheel.name},

@@ -163,12 +163,13 @@ TEST_CASE("wheels: tricycles uphill climb at R omega (1 - c T / N_est) (Gazebo W
 
 // A wheel pressed with 1000 N onto a drum of surface speed 11.176 m/s, its axle steered by
 // `steer` from the drum's axis, lateral compliance `lateral`, longitudinal 0.1, mu 0.9.
-Model tire_drum(double steer, double lateral) {
-  return load_scene_file(
-      "tire_drum",
-      {fmt::format("joints.axle.axis=[{:.17g}, {:.17g}, 0]", -std::sin(steer), std::cos(steer)),
-       fmt::format("wheels.tire.axis=[{:.17g}, {:.17g}, 0]", -std::sin(steer), std::cos(steer)),
-       fmt::format("wheels.tire.slip_compliance.lateral={}", lateral)});
+Model tire_drum(double steer, double lateral, std::vector<std::string> overrides = {}) {
+  overrides.push_back(
+      fmt::format("joints.axle.axis=[{:.17g}, {:.17g}, 0]", -std::sin(steer), std::cos(steer)));
+  overrides.push_back(
+      fmt::format("wheels.tire.axis=[{:.17g}, {:.17g}, 0]", -std::sin(steer), std::cos(steer)));
+  overrides.push_back(fmt::format("wheels.tire.slip_compliance.lateral={}", lateral));
+  return load_scene_file("tire_drum", overrides);
 }
 
 // The friction force on the wheel along its axle and along the rolling direction at the end.
@@ -229,6 +230,16 @@ TEST_CASE("wheels: a tire on a drum (Gazebo TireDrum), to 1 N") {
     // The linear law would ask N tan(10 deg) / 0.01 = 17,633 N; the pyramid clamps at mu N.
     CHECK(std::abs(f.lateral - (-0.9 * f.normal)) < 1e-6);
     CHECK(std::abs(f.lateral - (-0.9 * N)) < 1.0);
+  }
+  SUBCASE("a wheel's own mu for one direction: the other keeps the material's") {
+    auto run =
+        testing::run_scene(tire_drum(10.0 * kDegree, 0.01, {"wheels.tire.mu={lateral: 0.7}"}));
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    CHECK(run->model.wheels[0].mu_longitudinal < 0.0);
+    const TireForces f = tire_forces(*run, run->final_state);
+    CHECK(std::abs(f.lateral - (-0.7 * f.normal)) < 1e-6);
+    // 180 N m still drives 600 N along t_lon, within the material's mu N = 900 N.
+    CHECK(std::abs(std::abs(f.longitudinal) - 180.0 / f.radius) < 1e-3);
   }
 }
 

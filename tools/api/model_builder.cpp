@@ -338,7 +338,9 @@ ModelBuilder& ModelBuilder::joint(const JointSpec& spec) {
     node["servo"]["position"] = spec.servo_command;
     node["servo"]["kp"] = spec.servo_kp;
     node["servo"]["kd"] = spec.servo_kd;
+    if (spec.servo_ideal) node["servo"]["ideal"] = true;  // refused by the loader, with its key
   }
+  if (spec.servo_max_effort > 0.0) node["servo"]["max_effort"] = spec.servo_max_effort;
   scene_->root["joints"].push_back(node);
   return *this;
 }

@@ -73,6 +73,7 @@ struct JointSpec {
   bool servo_ideal = false;    // velocity servo as a constraint row
   double servo_kp = 0.0;       // position servo
   double servo_kd = 0.0;
+  double servo_max_effort = 0.0;  // N m or N, a gain servo's bound; 0: none
 };
 
 // A wheel (scene key `wheels`, docs/physics.md "Wheels"): a view on the contacts of a body's
