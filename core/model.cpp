@@ -4,6 +4,32 @@
 
 namespace hybridsim {
 
+const char* to_string(ShapeType type) {
+  switch (type) {
+    case ShapeType::sphere:
+      return "sphere";
+    case ShapeType::box:
+      return "box";
+    case ShapeType::halfspace:
+      return "halfspace";
+    case ShapeType::capsule:
+      return "capsule";
+    case ShapeType::cylinder:
+      return "cylinder";
+    case ShapeType::cone:
+      return "cone";
+    case ShapeType::ellipsoid:
+      return "ellipsoid";
+    case ShapeType::convex:
+      return "convex";
+    case ShapeType::mesh:
+      return "mesh";
+    case ShapeType::heightmap:
+      return "heightmap";
+  }
+  return "?";
+}
+
 bool Model::may_collide(int shape_a, int shape_b) const {
   const Shape& a = shapes[shape_a];
   const Shape& b = shapes[shape_b];

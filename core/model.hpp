@@ -51,6 +51,9 @@ struct ContactMaterial {
   // (torsional_friction unused); false: separate rolling and spin torques.
   bool merged_rolling_torque = false;
   double exact_alpha = 0.0;  // exact_damping_alpha(restitution), dimensionless, computed at load
+  // Where the entry came from, for `hybridsim check`: the file that gave it (a scene or the
+  // built-in palette), or the fallback rule that combined two self pairs.
+  std::string origin = {};
 };
 
 // Geometry of a shape: a sphere (radius), a box (half_extents), a half-space (normal_S, offset;
@@ -69,6 +72,9 @@ enum class ShapeType {
   mesh,
   heightmap
 };
+
+// The type's name as in scene files ("sphere", "box", ...).
+const char* to_string(ShapeType type);
 
 struct TriangleSurface;  // collision/triangle_surface.hpp
 

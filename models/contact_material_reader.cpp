@@ -178,6 +178,7 @@ void read_contact_materials(MapReader& root, Model& model) {
     cm.w_small = reader.positive("w_small", 0.01);
     cm.merged_rolling_torque = reader.boolean("merged_rolling_torque", false);
     cm.exact_alpha = exact_damping_alpha(cm.restitution);
+    cm.origin = fmt::format("{}, contact_materials[{}]", root.source().file, i);
     reader.reject_unknown_keys();
     const int existing = model.find_contact_material(model.find_material(cm.material_a),
                                                      model.find_material(cm.material_b));
@@ -229,6 +230,10 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
   cm.rolling_resistance = mean(A.rolling_resistance, B.rolling_resistance);
   cm.torsional_friction = mean(A.torsional_friction, B.torsional_friction);
   cm.w_small = std::max(A.w_small, B.w_small);
+  cm.origin = fmt::format(
+      "fallback: the self pairs [{0}, {0}] and [{1}, {1}] combined (geometric means of "
+      "restitution and coefficients, compliances and springs in series, the larger speeds)",
+      cm.material_a, cm.material_b);
   return cm;
 }
 

@@ -5,6 +5,7 @@
 //   hybridsim batch EXPERIMENT      integrators compared over scenes and tolerances (docs/batch.md)
 //   hybridsim batch-merge DIRS      joins the result sets of batch shards
 //   hybridsim bench [SCENE...]      times catalog scenes (BENCHMARKS.md)
+//   hybridsim check SCENE           what the loader made of a scene, without running it
 #include <iostream>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "models/scene_loader.hpp"
 #include "tools/batch/batch_command.hpp"
 #include "tools/bench_command.hpp"
+#include "tools/check_command.hpp"
 #include "tools/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -88,6 +90,19 @@ int main(int argc, char** argv) {
   bench_app->add_option("--stop-time", bench.stop_time,
                         "Stop every scene at this time, s (default: each scene's own)");
 
+  hybridsim::CheckCommandOptions check;
+  CLI::App* check_app = app.add_subcommand(
+      "check", "Load a scene without running it: the resolved model, initial contacts, warnings");
+  check_app->add_option("scene", check.scene, "Scene file or catalog name")->required();
+  check_app->add_option("--set", check.overrides, "Override a scene value: KEY=VALUE (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  check_app->add_flag("--strict", check.strict, "Exit with status 1 when there is a warning");
+  check_app->add_flag("--json", check.json, "Print JSON instead of text");
+  check_app
+      ->add_option("--overlap", check.overlap, "Initial overlaps deeper than this (m) are warnings")
+      ->capture_default_str();
+
   hybridsim::MergeCommandOptions merge;
   CLI::App* merge_app =
       app.add_subcommand("batch-merge", "Join the result sets of batch shards into one");
@@ -136,6 +151,7 @@ int main(int argc, char** argv) {
     return hybridsim::batch_command(batch, &argc, &argv);
   }
   if (*bench_app) return hybridsim::bench_command(bench);
+  if (*check_app) return hybridsim::check_command(check);
   if (*merge_app) {
     merge.plots = !no_plots;
     return hybridsim::batch_merge_command(merge);

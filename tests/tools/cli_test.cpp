@@ -480,5 +480,74 @@ TEST_CASE(
   CHECK(events.find(R"("name":"rear_left")") != std::string::npos);
 }
 
+TEST_CASE("cli: check prints the resolved model, names initial overlaps and fallback pairs") {
+  const fs::path dir = temporary_directory();
+  SUBCASE("every catalog scene checks clean (--strict: no warning)") {
+    for (const CatalogEntry& entry : list_catalog()) {
+      CAPTURE(entry.name);
+      const CliResult r = run_cli("check --strict " + entry.name, dir);
+      CHECK(r.status == 0);
+      CHECK(r.out.find("warnings: 0") != std::string::npos);
+    }
+  }
+  SUBCASE("a box 6.7 mm inside the floor: the overlap is named with its depth") {
+    std::ofstream(dir / "sunk.yaml") << R"(
+bodies:
+  - name: floor
+    fixed: true
+    shapes: [{name: top, type: halfspace, material: Steel}]
+  - name: crate
+    position: [0, 0, 0.0433]
+    shapes: [{name: block, type: box, size: [0.2, 0.2, 0.1], material: Steel}]
+)";
+    const CliResult text = run_cli(fmt::format("check {}/sunk.yaml", dir.string()), dir);
+    CHECK(text.status == 0);  // a warning, not an error, without --strict
+    CHECK(text.out.find("initial_overlap: floor/top and crate/block overlap by 0.0067 m") !=
+          std::string::npos);
+    CHECK(run_cli(fmt::format("check --strict {}/sunk.yaml", dir.string()), dir).status == 1);
+    const CliResult json_run = run_cli(fmt::format("check --json {}/sunk.yaml", dir.string()), dir);
+    REQUIRE(json_run.status == 0);
+    const auto out = nlohmann::json::parse(json_run.out);
+    // Four corners of the bottom face, each 6.7 mm deep (0.05 - 0.0433).
+    REQUIRE(out["initial_contacts"].size() == 4);
+    for (const auto& contact : out["initial_contacts"]) {
+      CHECK(std::abs(contact["depth"].get<double>() - 0.0067) < 1e-12);
+    }
+    CHECK(out["bodies"][1]["mass"].get<double>() == doctest::Approx(7850.0 * 0.2 * 0.2 * 0.1));
+  }
+  SUBCASE("a missing material pair: the fallback rule with the values it produced") {
+    std::ofstream(dir / "fallback.yaml") << R"(
+materials:
+  A: {density: 1000, youngs_modulus: 1.0e9, poisson_ratio: 0.3}
+  B: {density: 1000, youngs_modulus: 1.0e9, poisson_ratio: 0.3}
+contact_materials:
+  - {pair: [A, A], restitution: 0.81, friction: {model: regularized_coulomb, mu_kinetic: 0.4}}
+  - {pair: [B, B], restitution: 0.25, friction: {model: regularized_coulomb, mu_kinetic: 0.9}}
+bodies:
+  - name: floor
+    fixed: true
+    shapes: [{name: top, type: halfspace, material: A}]
+  - name: ball
+    position: [0, 0, 1]
+    shapes: [{name: sphere, type: sphere, radius: 0.1, material: B}]
+)";
+    const CliResult r = run_cli(fmt::format("check --json {}/fallback.yaml", dir.string()), dir);
+    REQUIRE(r.status == 0);
+    const auto out = nlohmann::json::parse(r.out);
+    REQUIRE(out["contact_materials"].size() == 1);
+    const auto& pair = out["contact_materials"][0];
+    CHECK(pair["from"].get<std::string>().find("fallback") != std::string::npos);
+    // Geometric means: sqrt(0.81 * 0.25) = 0.45, sqrt(0.4 * 0.9) = 0.6.
+    CHECK(pair["restitution"].get<double>() == doctest::Approx(0.45).epsilon(1e-12));
+    CHECK(pair["friction"]["mu_kinetic"].get<double>() == doctest::Approx(0.6).epsilon(1e-12));
+  }
+  SUBCASE("a load error is status 2, naming the file") {
+    std::ofstream(dir / "broken.yaml") << "bodies:\n  - name: ball\n    mass: -1\n";
+    const CliResult r = run_cli(fmt::format("check {}/broken.yaml", dir.string()), dir);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("broken.yaml") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace hybridsim
