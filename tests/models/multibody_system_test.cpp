@@ -135,6 +135,34 @@ TEST_CASE("multibody system: with joints, the ODE and DAE forms allocate nothing
   }
 }
 
+TEST_CASE("multibody system: wheels, servos and prescribed bodies allocate nothing") {
+  // The tricycle (wheel-slip compliance, ideal velocity and position servos), the plowing
+  // spheres (tilted normals) and the drum (a prescribed body, a wheel with a joint input).
+  for (const char* scene : {"tricycles_uphill", "plowing_spheres", "tire_drum"}) {
+    CAPTURE(std::string(scene));
+    const Model model = load_scene_file(scene);
+    MultibodySystem system(model);
+    const int n = system.state_size(), m = system.algebraic_size();
+    VectorX x(n), xdot(n), z(2), y(n + m), yp(n + m), residual(n + m);
+    system.initial_state(x);
+    // 1 um down: the wheels that start touching (distance 0) are in contact.
+    for (const Body& body : model.bodies) {
+      if (body.state_offset >= 0 && !body.prescribed) x[body.state_offset + 2] -= 1e-6;
+    }
+    system.initialize(0.0, x);
+    REQUIRE(!system.contact_handler().contacts().empty());
+    y << x, VectorX::Zero(m);
+    yp.setZero();
+    testing::start_counting_allocations();
+    for (int i = 0; i < 100; ++i) {
+      system.compute_derivatives(0.5, x, xdot);
+      system.compute_residual(0.5, y, yp, residual);
+      system.compute_crossings(0.5, x, z);
+    }
+    CHECK(testing::stop_counting_allocations() == 0);
+  }
+}
+
 TEST_CASE("multibody system: the same inputs give bit-identical results") {
   const Model model = load_scene_file("bouncing_sphere");
   const auto first = testing::run_scene(model);
