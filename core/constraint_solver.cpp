@@ -42,12 +42,31 @@ void write_body_velocity(const Body& body, const Mat3& R_WB, const Vec3& v_WCom,
   }
 }
 
-std::vector<int> joint_of_each_row(const Model& model) {
-  std::vector<int> row_joint;
-  for (std::size_t j = 0; j < model.joints.size(); ++j) {
-    row_joint.insert(row_joint.end(), joint_row_count(model.joints[j]), static_cast<int>(j));
+// Per row: its child (or parent) body. Joints' rows come first, in Model::joints order, then the
+// rows of each bilateral contact's held directions (body_b the child).
+std::vector<int> body_of_each_row(const Model& model, bool child) {
+  std::vector<int> body;
+  for (const Joint& joint : model.joints) {
+    body.insert(body.end(), joint_row_count(joint), child ? joint.child : joint.parent);
   }
-  return row_joint;
+  for (const BilateralContact& contact : model.bilateral_contacts) {
+    body.insert(body.end(), contact.direction_count(), child ? contact.body_b : contact.body_a);
+  }
+  return body;
+}
+
+std::vector<int> first_rows(const Model& model) {
+  std::vector<int> first;
+  int row = 0;
+  for (const Joint& joint : model.joints) {
+    first.push_back(row);
+    row += joint_row_count(joint);
+  }
+  for (const BilateralContact& contact : model.bilateral_contacts) {
+    first.push_back(row);
+    row += contact.direction_count();
+  }
+  return first;
 }
 
 // Throws for a dense system beyond kMaxDenseConstraintRows (a Model edited in code; the loader
@@ -94,13 +113,12 @@ std::vector<std::pair<int, int>> lower_entries(
 }
 
 std::vector<std::vector<ConstraintSolver::RowBody>> rows_of_each_body(
-    const Model& model, const std::vector<int>& row_joint) {
+    const Model& model, const std::vector<int>& row_parent, const std::vector<int>& row_child) {
   std::vector<std::vector<ConstraintSolver::RowBody>> body_rows(model.bodies.size());
-  for (std::size_t row = 0; row < row_joint.size(); ++row) {
-    const Joint& joint = model.joints[row_joint[row]];
+  for (std::size_t row = 0; row < row_parent.size(); ++row) {
     const int r = static_cast<int>(row);
-    if (!model.bodies[joint.child].fixed) body_rows[joint.child].push_back({r, true});
-    if (!model.bodies[joint.parent].fixed) body_rows[joint.parent].push_back({r, false});
+    if (!model.bodies[row_child[row]].fixed) body_rows[row_child[row]].push_back({r, true});
+    if (!model.bodies[row_parent[row]].fixed) body_rows[row_parent[row]].push_back({r, false});
   }
   return body_rows;
 }
@@ -119,20 +137,27 @@ double largest_magnitude(const std::vector<ConstraintRow>& rows, double Constrai
 
 ConstraintSolver::ConstraintSolver(const Model& model)
     : model_(model),
-      row_joint_(joint_of_each_row(model)),
-      row_count_(static_cast<int>(row_joint_.size())),
-      rows_(row_joint_.size()),
-      body_rows_(rows_of_each_body(model, row_joint_)),
+      first_row_(first_rows(model)),
+      row_parent_(body_of_each_row(model, false)),
+      row_child_(body_of_each_row(model, true)),
+      row_count_(static_cast<int>(row_parent_.size())),
+      rows_(row_parent_.size()),
+      body_rows_(rows_of_each_body(model, row_parent_, row_child_)),
       inverse_inertia_W_(model.bodies.size(), Mat3::Zero()),
       kinematics_(model.bodies.size()),
       delta_(model.bodies.size(), Vec6::Zero()),
       matrix_(row_count_, lower_entries(body_rows_),
               choose_storage(model.simulation.constraint_factorization, row_count_)),
       lambda_(Eigen::VectorXd::Zero(row_count_)),
-      commands_(model.joints.size()) {
+      commands_(model.joints.size()),
+      welds_(model.bilateral_contacts.size()),
+      weld_active_(model.bilateral_contacts.size(), 0) {
   for_each_lower_term(body_rows_, [&](std::size_t, const RowBody& i, const RowBody& k) {
     assembly_slots_.push_back(matrix_.slot(i.row, k.row));
   });
+  // Every row touches a free body (the loader refuses joints and bilateral contacts between two
+  // fixed bodies), so each has its diagonal entry.
+  for (int i = 0; i < row_count_; ++i) diagonal_slots_.push_back(matrix_.slot(i, i));
 }
 
 void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
@@ -142,6 +167,20 @@ void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
     evaluate_joint_constraints(joint, kinematics[joint.parent], kinematics[joint.child],
                                rows_.data() + row, commands_[j]);
     row += joint_row_count(joint);
+  }
+  for (std::size_t c = 0; c < model_.bilateral_contacts.size(); ++c) {
+    const BilateralContact& contact = model_.bilateral_contacts[c];
+    if (weld_active_[c] != 0) {
+      evaluate_weld_rows(welds_[c], kinematics[contact.body_a], kinematics[contact.body_b],
+                         weld_rows_.data());
+      for (int k = 0; k < 6; ++k) {
+        if (contact.directions[k]) rows_[row++] = weld_rows_[k];
+      }
+    } else {
+      // An inactive row: no Jacobian and no error; assemble() gives it a unit diagonal, so that
+      // its multiplier is zero.
+      for (int k = 0; k < contact.direction_count(); ++k) rows_[row++] = ConstraintRow{};
+    }
   }
   for (std::size_t b = 0; b < model_.bodies.size(); ++b) {
     if (body_rows_[b].empty()) continue;
@@ -159,6 +198,12 @@ void ConstraintSolver::assemble() {
                                            joint_jacobian(rows_[k.row], k.child));
     values[*slot++] += joint_jacobian(rows_[i.row], i.child).dot(MinvJk);
   });
+  for (std::size_t c = 0; c < weld_active_.size(); ++c) {
+    if (weld_active_[c] != 0) continue;
+    const int first = first_row_[model_.joints.size() + c];
+    const int count = model_.bilateral_contacts[c].direction_count();
+    for (int i = first; i < first + count; ++i) values[diagonal_slots_[i]] += 1.0;
+  }
 }
 
 bool ConstraintSolver::factorize() {
@@ -178,10 +223,11 @@ void ConstraintSolver::distribute(std::span<const double> mu, std::span<Vec6> de
 
 double ConstraintSolver::row_acceleration(int i, std::span<const Vec6> nu_dot) const {
   const ConstraintRow& row = rows_[i];
-  const Joint& joint = model_.joints[row_joint_[i]];
+  const int child = row_child_[i];
+  const int parent = row_parent_[i];
   double achieved = 0.0;
-  if (!model_.bodies[joint.child].fixed) achieved += row.J_child.dot(nu_dot[joint.child]);
-  if (!model_.bodies[joint.parent].fixed) achieved += row.J_parent.dot(nu_dot[joint.parent]);
+  if (!model_.bodies[child].fixed) achieved += row.J_child.dot(nu_dot[child]);
+  if (!model_.bodies[parent].fixed) achieved += row.J_parent.dot(nu_dot[parent]);
   return achieved;
 }
 
@@ -217,19 +263,25 @@ void ConstraintSolver::acceleration_residual(double omega, std::span<const Vec6>
     residual[i] = row_acceleration(i, nu_dot) - target_acceleration(i, omega);
     if (!redundant_) continue;
     const ConstraintRow& row = rows_[i];
-    const Joint& joint = model_.joints[row_joint_[i]];
-    const Body& child = model_.bodies[joint.child];
-    const Body& parent = model_.bodies[joint.parent];
+    const Body& child = model_.bodies[row_child_[i]];
+    const Body& parent = model_.bodies[row_parent_[i]];
     double diagonal = 0.0;  // A_ii
     if (!child.fixed) {
-      diagonal +=
-          row.J_child.dot(apply_inverse_mass(child, inverse_inertia_W_[joint.child], row.J_child));
+      diagonal += row.J_child.dot(
+          apply_inverse_mass(child, inverse_inertia_W_[row_child_[i]], row.J_child));
     }
     if (!parent.fixed) {
       diagonal += row.J_parent.dot(
-          apply_inverse_mass(parent, inverse_inertia_W_[joint.parent], row.J_parent));
+          apply_inverse_mass(parent, inverse_inertia_W_[row_parent_[i]], row.J_parent));
     }
     residual[i] += kRegularization * diagonal * lambda[i];
+  }
+  // An inactive bilateral row: its multiplier is zero.
+  for (std::size_t c = 0; c < weld_active_.size(); ++c) {
+    if (weld_active_[c] != 0) continue;
+    const int first = first_row_[model_.joints.size() + c];
+    const int count = model_.bilateral_contacts[c].direction_count();
+    for (int i = first; i < first + count; ++i) residual[i] = lambda[i];
   }
 }
 
@@ -262,6 +314,17 @@ void ConstraintSolver::compute_correction(double ConstraintRow::*error) {
   }
   std::fill(delta_.begin(), delta_.end(), Vec6::Zero());
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, delta_);
+}
+
+void ConstraintSolver::set_bilateral(int contact, const Joint* weld) {
+  weld_active_.at(static_cast<std::size_t>(contact)) = weld != nullptr ? 1 : 0;
+  if (weld != nullptr) welds_[static_cast<std::size_t>(contact)] = *weld;
+}
+
+Vec6 ConstraintSolver::wrench_on_child(int first_row, int count) const {
+  Vec6 wrench = Vec6::Zero();
+  for (int i = first_row; i < first_row + count; ++i) wrench += rows_[i].J_child * lambda_[i];
+  return wrench;
 }
 
 void ConstraintSolver::set_joint_commands(std::span<const JointCommand> commands) {

@@ -16,6 +16,7 @@
 // indexed by body index and ignore fixed bodies. Nothing allocates after construction.
 #pragma once
 
+#include <array>
 #include <span>
 #include <vector>
 
@@ -67,6 +68,18 @@ class ConstraintSolver {
   void acceleration_residual(double omega, std::span<const Vec6> nu_dot,
                              std::span<const double> lambda, std::span<double> residual) const;
 
+  // Switches bilateral contact `contact` (Model::bilateral_contacts index) on with this weld frame
+  // (core/joint_constraints.hpp: evaluate_weld_rows; the parent is its body_a), or off (nullptr):
+  // its rows then have zero multipliers. Redundancy may change: call detect_redundancy after the
+  // next evaluate or project.
+  void set_bilateral(int contact, const Joint* weld);
+  bool bilateral_active(int contact) const { return weld_active_[contact] != 0; }
+  // The first row of joint j (j < joints) or of bilateral contact j - joints.
+  int first_row(int constraint) const { return first_row_[constraint]; }
+  // Sum over rows [first_row, first_row + count) of J_child lambda: the constraint force on the
+  // child at its centre of mass and the torque about it (N, N m, world), from the last multipliers.
+  Vec6 wrench_on_child(int first_row, int count) const;
+
   // Decides from the last evaluation whether the rows are redundant (A numerically singular: the
   // planar loops of 3D joints). Call once at the start, after evaluate or project.
   void detect_redundancy();
@@ -100,7 +113,9 @@ class ConstraintSolver {
   void compute_correction(double ConstraintRow::*error);
 
   const Model& model_;
-  std::vector<int> row_joint_;  // per row: its joint
+  std::vector<int> first_row_;   // per joint, then per bilateral contact
+  std::vector<int> row_parent_;  // per row: its parent body (a bilateral contact's body_a)
+  std::vector<int> row_child_;   // per row: its child body
   int row_count_ = 0;
   std::vector<ConstraintRow> rows_;              // per row
   std::vector<std::vector<RowBody>> body_rows_;  // per body: the rows touching it (free bodies)
@@ -113,6 +128,10 @@ class ConstraintSolver {
   bool redundant_ = false;
   Eigen::VectorXd lambda_;
   std::vector<JointCommand> commands_;  // per joint
+  std::vector<int> diagonal_slots_;     // per row: the slot of A_ii
+  std::vector<Joint> welds_;            // per bilateral contact: its frame while on
+  std::vector<char> weld_active_;       // per bilateral contact
+  std::array<ConstraintRow, 6> weld_rows_;
 };
 
 }  // namespace hybridsim

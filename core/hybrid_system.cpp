@@ -12,6 +12,10 @@ std::string_view to_string(EventRecord::Kind kind) {
       return "time_event";
     case EventRecord::Kind::guard_stop:
       return "guard_stop";
+    case EventRecord::Kind::bilateral_on:
+      return "bilateral_on";
+    case EventRecord::Kind::bilateral_off:
+      return "bilateral_off";
   }
   return "?";
 }

@@ -23,8 +23,17 @@ using ConstVectorRef = Eigen::Ref<const Eigen::VectorXd>;
 struct EventRecord {
   // contact_start: a shape pair entered the contact set. contact_end: it left it. time_event: an
   // input breakpoint or a host change of an input (see description). guard_stop: the Zeno guard
-  // stopped the run.
-  enum class Kind { contact_start, contact_end, time_event, guard_stop };
+  // stopped the run. bilateral_on, bilateral_off: a bilateral contact was switched
+  // (core/bilateral_contact.hpp); `bilateral` names it, pair_a and pair_b its bodies, point_W is
+  // its anchor and normal_W its frame's z axis (on only), description says why.
+  enum class Kind {
+    contact_start,
+    contact_end,
+    time_event,
+    guard_stop,
+    bilateral_on,
+    bilateral_off
+  };
   double t = 0.0;  // s, time of the event
   Kind kind = Kind::contact_start;
   std::string crossing;        // "z1", "z2", "z1,z2", or empty (initialisation, time events)
@@ -44,7 +53,8 @@ struct EventRecord {
   double pre_impact_velocity = kNaN;  // m/s
   double c_res = kNaN;                // N/m^2, N/m^n or N/m by law (see above)
   double d_res = kNaN;                // s/m, or N s/m for the linear law
-  std::string description;            // time events and guard stops
+  std::string description;            // time events, guard stops and bilateral switches
+  std::string bilateral;              // bilateral_on and bilateral_off: the contact's name
 };
 
 // The kind's name as in the events JSONL ("contact_start", ...).

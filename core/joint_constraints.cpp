@@ -199,6 +199,16 @@ void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
   }
 }
 
+void evaluate_weld_rows(const Joint& weld, const BodyKinematics& P, const BodyKinematics& C,
+                        ConstraintRow* rows) {
+  const AnchorKinematics a = anchor_kinematics(weld, P, C);
+  const Mat3& R_WP = P.X_WB.rotation;
+  slide_row(a, P, R_WP * weld.axis_P, rows[0]);
+  slide_row(a, P, R_WP * weld.u_P, rows[1]);
+  slide_row(a, P, R_WP * weld.w_P, rows[2]);
+  rotation_lock_rows(weld, P, C, rows + 3);
+}
+
 JointCoordinate compute_joint_coordinate(const Joint& joint, const BodyKinematics& P,
                                          const BodyKinematics& C) {
   JointCoordinate q;

@@ -36,6 +36,13 @@ void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
                                 const BodyKinematics& C, ConstraintRow* rows,
                                 const JointCommand& command = {});
 
+// The six rows of a weld in its own frame (a bilateral contact, core/bilateral_contact.hpp): the
+// anchors' separation along axis_P, u_P and w_P (fixed in P, m), then the relative rotation about
+// the same three axes (rad, small angles), so that any subset of rows holds those directions
+// only. The weld's anchors coincide and its child axes agree with the parent's when it is made.
+void evaluate_weld_rows(const Joint& weld, const BodyKinematics& P, const BodyKinematics& C,
+                        ConstraintRow* rows);
+
 // The joint coordinate and its rate. revolute: angle of the child about the axis from the zero
 // configuration, rad in (-pi, pi], and rad/s. prismatic: displacement of the child's anchor along
 // the axis, m and m/s. spherical and fixed: the angle of the relative rotation from the zero

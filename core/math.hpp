@@ -13,6 +13,7 @@ using Vec3 = Eigen::Vector3d;
 // A spatial 6-vector (linear part, angular part), e.g. nu = (v_Com_W, w_W) of a body, m/s and
 // rad/s, or its rate.
 using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
 // A 3x3 matrix: a rotation matrix R_AB (dimensionless) or an inertia tensor (kg m^2).
 using Mat3 = Eigen::Matrix3d;
 // A unit quaternion q_AB, the orientation of frame B in frame A (dimensionless). Eigen's

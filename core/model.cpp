@@ -72,6 +72,27 @@ int Model::find_wheel(const std::string& wheel_name) const {
   return -1;
 }
 
+int Model::find_bilateral_contact(const std::string& contact_name) const {
+  for (std::size_t i = 0; i < bilateral_contacts.size(); ++i) {
+    if (bilateral_contacts[i].name == contact_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+const char* to_string(BilateralContact::Trigger trigger) {
+  switch (trigger) {
+    case BilateralContact::Trigger::contact_start:
+      return "contact_start";
+    case BilateralContact::Trigger::time:
+      return "time";
+    case BilateralContact::Trigger::api:
+      return "api";
+    case BilateralContact::Trigger::never:
+      return "never";
+  }
+  return "?";
+}
+
 int Model::find_material(const std::string& material_name) const {
   for (std::size_t i = 0; i < materials.size(); ++i) {
     if (materials[i].name == material_name) return static_cast<int>(i);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bilateral_contact.hpp"
 #include "core/contact_law.hpp"
 #include "core/joint.hpp"
 #include "core/math.hpp"
@@ -264,6 +265,7 @@ struct Model {
   std::vector<std::pair<int, int>> non_colliding_joints;
   std::vector<Input> inputs;
   std::vector<Wheel> wheels;
+  std::vector<BilateralContact> bilateral_contacts;
   int state_size = 0;  // 13 per free body
 
   // Index lookups; -1 when absent.
@@ -271,6 +273,7 @@ struct Model {
   int find_joint(const std::string& name) const;
   int find_input(const std::string& name) const;
   int find_wheel(const std::string& name) const;
+  int find_bilateral_contact(const std::string& name) const;
   int find_material(const std::string& name) const;
   // The contact material of an unordered pair of material indices, or -1.
   int find_contact_material(int material_a, int material_b) const;

@@ -62,6 +62,10 @@ void HybridLoop::report_event(EventInstant instant) {
   for (const EventRecord& record : instant.outcome.records) {
     if (record.kind == EventRecord::Kind::contact_start) ++result_.contact_starts;
     if (record.kind == EventRecord::Kind::contact_end) ++result_.contact_ends;
+    if (record.kind == EventRecord::Kind::bilateral_on ||
+        record.kind == EventRecord::Kind::bilateral_off) {
+      ++result_.bilateral_switches;
+    }
   }
   if (instant.kind == EventInstantKind::state_event) ++result_.state_events;
   if (instant.kind == EventInstantKind::time_event) ++result_.time_events;

@@ -42,15 +42,16 @@ std::string_view to_string(SimulationStatus status);
 // Counters of a run, summed over every integrator restart.
 struct SimulationResult {
   SimulationStatus status = SimulationStatus::ok;
-  std::string message;      // why the run stopped early; empty when ok
-  double t_end = 0.0;       // s, where the state was last computed
-  IntegratorStats stats;    // integrator counters summed over all segments
-  long state_events = 0;    // instants at which a crossing function triggered
-  long time_events = 0;     // input breakpoints and host changes of inputs
-  long contact_starts = 0;  // contact_start records over all events
-  long contact_ends = 0;    // contact_end records over all events
-  long restarts = 0;        // integrator re-initialisations
-  long rhs_calls = 0;       // the system's own count of right-hand-side evaluations
+  std::string message;          // why the run stopped early; empty when ok
+  double t_end = 0.0;           // s, where the state was last computed
+  IntegratorStats stats;        // integrator counters summed over all segments
+  long state_events = 0;        // instants at which a crossing function triggered
+  long time_events = 0;         // input breakpoints and host changes of inputs
+  long contact_starts = 0;      // contact_start records over all events
+  long contact_ends = 0;        // contact_end records over all events
+  long bilateral_switches = 0;  // bilateral_on and bilateral_off records over all events
+  long restarts = 0;            // integrator re-initialisations
+  long rhs_calls = 0;           // the system's own count of right-hand-side evaluations
 };
 
 // Called by a simulation as it goes. The state vector follows the system's layout; for scenes, 13

@@ -22,7 +22,10 @@ MultibodySystem::MultibodySystem(const Model& model)
       input_overridden_(model.inputs.size(), 0),
       input_override_values_(model.inputs.size(), Vec3::Zero()),
       joint_commands_(model.joints.size()),
-      shape_wheel_(model.shapes.size(), -1) {
+      shape_wheel_(model.shapes.size(), -1),
+      welds_(model.bilateral_contacts.size()),
+      bilateral_on_(model.bilateral_contacts.size(), 0),
+      bilateral_requests_(model.bilateral_contacts.size(), -1) {
   for (std::size_t w = 0; w < model.wheels.size(); ++w) {
     for (int shape : model.wheels[w].shapes) shape_wheel_[shape] = static_cast<int>(w);
   }
@@ -51,6 +54,11 @@ MultibodySystem::MultibodySystem(const Model& model)
     if (joint.servo.command >= 0) has_servos_ = true;
     jointed_[joint.parent] = model.bodies[joint.parent].fixed ? 0 : 1;
     jointed_[joint.child] = model.bodies[joint.child].fixed ? 0 : 1;
+  }
+  // A bilateral contact's bodies take the constrained path always (its rows are inert while off).
+  for (const BilateralContact& contact : model.bilateral_contacts) {
+    jointed_[contact.body_a] = model.bodies[contact.body_a].fixed ? 0 : 1;
+    jointed_[contact.body_b] = model.bodies[contact.body_b].fixed ? 0 : 1;
   }
 }
 
@@ -326,13 +334,28 @@ EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossi
 
 EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
   contacts_.reset();  // a new run: no stored contact data carries over
+  for (std::size_t c = 0; c < bilateral_on_.size(); ++c) {
+    bilateral_on_[c] = 0;
+    bilateral_requests_[c] = -1;
+    constraints_.set_bilateral(static_cast<int>(c), nullptr);
+  }
   EventOutcome outcome = rebuild_contacts(t0, "", x);  // projects x onto the joints first
   constraints_.detect_redundancy();
+  apply_bilateral_rules(t0, x, BilateralInstant::start, outcome);
   return outcome;
 }
 
 std::vector<double> MultibodySystem::discrete_state() const {
-  return contacts_.stored_pairs();
+  // contactDict's numbers, then per bilateral contact whether it is on and its weld frame.
+  std::vector<double> discrete = contacts_.stored_pairs();
+  for (std::size_t c = 0; c < welds_.size(); ++c) {
+    discrete.push_back(bilateral_on_[c]);
+    const Joint& w = welds_[c];
+    for (const Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
+      discrete.insert(discrete.end(), v->data(), v->data() + 3);
+    }
+  }
+  return discrete;
 }
 
 EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
@@ -340,7 +363,28 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
   // x is a state the run had after an event (unit quaternions, on the joints): taken as it is.
   contacts_.reset();
   update_kinematics(x.data());
-  contacts_.restore(discrete, X_WS_);
+  const std::size_t bilateral_numbers = kBilateralDiscreteSize * welds_.size();
+  if (discrete.size() < bilateral_numbers) {
+    throw InputError("checkpoint: its discrete state is shorter than the bilateral contacts need");
+  }
+  const std::size_t contact_numbers = discrete.size() - bilateral_numbers;
+  contacts_.restore(discrete.first(contact_numbers), X_WS_);
+  for (std::size_t c = 0; c < welds_.size(); ++c) {
+    const double* d = discrete.data() + contact_numbers + kBilateralDiscreteSize * c;
+    Joint& w = welds_[c];
+    w.type = JointType::fixed;
+    w.parent = model_.bilateral_contacts[c].body_a;
+    w.child = model_.bilateral_contacts[c].body_b;
+    int k = 1;
+    for (Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
+      *v = Vec3(d[k], d[k + 1], d[k + 2]);
+      k += 3;
+    }
+    bilateral_on_[c] = d[0] != 0.0 ? 1 : 0;
+    bilateral_requests_[c] = -1;
+    constraints_.set_bilateral(static_cast<int>(c), bilateral_on_[c] != 0 ? &w : nullptr);
+  }
+  constraints_.evaluate(kinematics_);
   constraints_.detect_redundancy();
   return {};
 }
@@ -352,7 +396,9 @@ EventOutcome MultibodySystem::handle_state_event(double t, VectorRef x,
     if (roots_found[i] == 0) continue;
     crossing += fmt::format("{}z{}", crossing.empty() ? "" : ",", i + 1);
   }
-  return rebuild_contacts(t, crossing, x);
+  EventOutcome outcome = rebuild_contacts(t, crossing, x);
+  apply_bilateral_rules(t, x, BilateralInstant::state_event, outcome);
+  return outcome;
 }
 
 Vec3 MultibodySystem::input_value(int input, double t) const {
@@ -375,6 +421,11 @@ double MultibodySystem::next_time_event(double t) const {
     if (input_overridden_[i] != 0) continue;  // a host value has no breakpoints
     next = std::min(next, next_signal_breakpoint(model_.inputs[i].signal, t));
   }
+  for (const BilateralContact& contact : model_.bilateral_contacts) {
+    for (double switch_time : {contact.on_time, contact.off_time}) {
+      if (switch_time > t) next = std::min(next, switch_time);  // NaN (no time) compares false
+    }
+  }
   return next;
 }
 
@@ -395,6 +446,7 @@ EventOutcome MultibodySystem::handle_time_event(double t, VectorRef x) {
   EventOutcome contacts = rebuild_contacts(t, "", x);
   outcome.state_changed = contacts.state_changed;
   outcome.records.insert(outcome.records.end(), contacts.records.begin(), contacts.records.end());
+  apply_bilateral_rules(t, x, BilateralInstant::time_event, outcome);
   return outcome;
 }
 
@@ -436,6 +488,10 @@ std::vector<int> MultibodySystem::coupled_sets(bool through_contacts) const {
     root[find(body_a)] = find(body_b);
   };
   for (const Joint& joint : model_.joints) join(joint.parent, joint.child);
+  for (std::size_t c = 0; c < bilateral_on_.size(); ++c) {
+    const BilateralContact& contact = model_.bilateral_contacts[c];
+    if (bilateral_on_[c] != 0) join(contact.body_a, contact.body_b);
+  }
   if (through_contacts) {
     for (const auto& [id, pair] : contacts_.contacts()) {
       join(model_.shapes[pair.shape_a].body, model_.shapes[pair.shape_b].body);

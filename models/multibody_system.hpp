@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/constraint_solver.hpp"
+#include "core/contact_jacobian.hpp"
 #include "core/hybrid_system.hpp"
 #include "core/model.hpp"
 #include "core/rigid_body.hpp"
@@ -105,6 +106,51 @@ class MultibodySystem final : public HybridSystem {
   std::vector<WheelOutput> compute_wheel_outputs(ConstVectorRef x);
   // Coordinate and rate of every joint at x (Model::joints order).
   std::vector<JointCoordinate> compute_joint_coordinates(ConstVectorRef x);
+  // Bilateral contacts (models/multibody_bilateral.cpp).
+  bool bilateral_on(int contact) const { return bilateral_on_[contact] != 0; }
+  // A host's switch of `contact` on or off, applied by the next time event (the caller restarts
+  // the integration at once, as for set_input_override). False when it is in that state already.
+  bool request_bilateral(int contact, bool on);
+  // The weld frame of a bilateral contact that is on (core/joint_constraints.hpp).
+  const Joint& bilateral_weld(int contact) const { return welds_[contact]; }
+  // The wrench a joint or bilateral contact transmits to its child (body_b) at x: the constraint
+  // force (N) and the torque about `point_W` (N m), the child's anchor, world frame; zero for a
+  // bilateral contact that is off (its point is then body_b's origin).
+  struct ConstraintWrench {
+    Vec3 force_W = Vec3::Zero();
+    Vec3 torque_W = Vec3::Zero();
+    Vec3 point_W = Vec3::Zero();
+  };
+  // Every joint's (Model::joints order), then every bilateral contact's.
+  void compute_constraint_wrenches(double t, ConstVectorRef x,
+                                   std::span<ConstraintWrench> wrenches);
+
+  // Contact kinematics for controllers (core/contact_jacobian.hpp): nv = 6 per free body.
+  int velocity_size() const { return 6 * static_cast<int>(free_bodies_.size()); }
+  // The column of a free body's first velocity in v (-1 for a fixed body).
+  int velocity_column(int body) const;
+  struct ContactFrame {
+    Vec3 witness_A_W = Vec3::Zero();  // on A's surface, m
+    Vec3 witness_B_W = Vec3::Zero();  // on B's surface, m
+    Vec3 normal_W = Vec3::UnitZ();    // unit, from A to B
+    Vec3 tangent1_W = Vec3::UnitX();  // the friction law's t1 (fdir1 projected, else world x)
+    Vec3 tangent2_W = Vec3::UnitY();  // normal x tangent1
+    double mu = 0.0;                  // friction coefficient along t1 (kinetic)
+    double mu2 = 0.0;                 // along t2
+    const ContactLawParameters* law = nullptr;
+    int body_a = -1;
+    int body_b = -1;
+  };
+  // For the contact `id` in contactDict at x: its frame, and the two bodies' blocks of the
+  // Jacobian of the relative velocity of its witness points (B's minus A's, world; then w_B - w_A,
+  // world), with the drift J' v of each. False when id is not in contact. Allocates nothing.
+  struct ContactJacobian {
+    ContactFrame frame;
+    PointJacobian point_A;  // of A's witness point on A (subtracted)
+    PointJacobian point_B;  // of B's witness point on B
+  };
+  bool compute_contact_jacobian(ConstVectorRef x, const ContactId& id, ContactJacobian& out);
+
   // Largest joint constraint violation at x: position (m or rad) and velocity (m/s or rad/s).
   struct ConstraintError {
     double position = 0.0;
@@ -156,6 +202,15 @@ class MultibodySystem final : public HybridSystem {
   // Forces of every kind into wrenches_ (the first stages of an evaluation).
   void compute_wrenches(double t, const double* x);
   EventOutcome rebuild_contacts(double t, std::string_view crossing, VectorRef x);
+  // Bilateral contacts: switch one at t (the state x is that of the switch, kinematics current),
+  // then the switches due by rule (contact starts among `records`, times) and by the host.
+  EventRecord switch_bilateral(int contact, bool on, double t, std::string_view why);
+  // Numbers per bilateral contact in discrete_state(): on, then the weld's seven vectors.
+  static constexpr std::size_t kBilateralDiscreteSize = 22;
+  enum class BilateralInstant { start, state_event, time_event };
+  void apply_bilateral_rules(double t, VectorRef x, BilateralInstant instant,
+                             EventOutcome& outcome);
+  bool bilateral_rule_armed(int contact, double t) const;
 
   const Model& model_;
   ContactHandler contacts_;
@@ -174,9 +229,12 @@ class MultibodySystem final : public HybridSystem {
   std::vector<Vec3> input_override_values_;   // per input
   std::vector<JointCommand> joint_commands_;  // per joint: servo command at the last evaluation
   bool has_servos_ = false;
-  std::vector<int> shape_wheel_;        // per shape: index into Model::wheels, -1 for none
-  std::vector<int> prescribed_bodies_;  // indices of the prescribed bodies
-  double time_ = 0.0;                   // t of the last compute_wrenches
+  std::vector<int> shape_wheel_;                 // per shape: index into Model::wheels, -1 for none
+  std::vector<int> prescribed_bodies_;           // indices of the prescribed bodies
+  std::vector<Joint> welds_;                     // per bilateral contact: its frame while on
+  std::vector<char> bilateral_on_;               // per bilateral contact
+  std::vector<signed char> bilateral_requests_;  // per bilateral contact: -1 none, 0 off, 1 on
+  double time_ = 0.0;                            // t of the last compute_wrenches
   long rhs_count_ = 0;
 
   // Partial evaluations (prepare_partial_derivatives): the base point's contact terms, per pair

@@ -20,6 +20,7 @@
 #include "collision/triangle_surface.hpp"
 #include "core/errors.hpp"
 #include "integrators/integrator.hpp"
+#include "models/bilateral_reader.hpp"
 #include "models/contact_material_reader.hpp"
 #include "models/heightmap_reader.hpp"
 #include "models/input_file.hpp"
@@ -700,6 +701,7 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
   read_inputs(root, model);
   read_joints(root, model);
   read_wheels(root, model);
+  read_bilateral_contacts(root, model);
   root.reject_unknown_keys();
   check_collision_pairs(model);
   assign_state_layout(model);

@@ -173,6 +173,9 @@ CheckpointFile read_checkpoint_file(const std::string& path, const Model& model)
   r.time_events = read.integer(counters, "time_events");
   r.contact_starts = read.integer(counters, "contact_starts");
   r.contact_ends = read.integer(counters, "contact_ends");
+  // Checkpoints written before bilateral contacts existed have none.
+  r.bilateral_switches =
+      counters.contains("bilateral_switches") ? read.integer(counters, "bilateral_switches") : 0;
   r.restarts = read.integer(counters, "restarts");
   r.rhs_calls = read.integer(counters, "rhs_calls");
   return file;

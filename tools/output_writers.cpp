@@ -46,6 +46,15 @@ nlohmann::json event_record_json(const EventRecord& record) {
     line["c_res"] = record.c_res;
     line["d_res"] = number_or_null(record.d_res);
   }
+  if (record.kind == EventRecord::Kind::bilateral_on ||
+      record.kind == EventRecord::Kind::bilateral_off) {
+    line["bilateral"] = record.bilateral;
+    line["bodies"] = {record.pair_a, record.pair_b};
+    if (record.kind == EventRecord::Kind::bilateral_on) {
+      line["point"] = to_json(record.point_W);
+      line["normal"] = to_json(record.normal_W);
+    }
+  }
   if (!record.description.empty()) line["description"] = record.description;
   return line;
 }
@@ -237,6 +246,7 @@ nlohmann::json make_stats(const SimulationResult& result) {
           {"time_events", result.time_events},
           {"contact_starts", result.contact_starts},
           {"contact_ends", result.contact_ends},
+          {"bilateral_switches", result.bilateral_switches},
           {"restarts", result.restarts}};
 }
 

@@ -110,6 +110,10 @@ hybridsim_event_kind event_kind(hybridsim::EventRecord::Kind kind) {
       return HYBRIDSIM_EVENT_CONTACT_END;
     case hybridsim::EventRecord::Kind::time_event:
       return HYBRIDSIM_EVENT_TIME_EVENT;
+    case hybridsim::EventRecord::Kind::bilateral_on:
+      return HYBRIDSIM_EVENT_BILATERAL_ON;
+    case hybridsim::EventRecord::Kind::bilateral_off:
+      return HYBRIDSIM_EVENT_BILATERAL_OFF;
     case hybridsim::EventRecord::Kind::guard_stop:
       break;
   }
@@ -386,6 +390,7 @@ hybridsim_status hybridsim_get_statistics(const hybridsim_simulator* sim,
     out.restarts = r.restarts;
     out.t = simulator.time();
     out.simulation_status = static_cast<hybridsim_simulation_status>(simulator.status());
+    out.bilateral_switches = r.bilateral_switches;
     return HYBRIDSIM_OK;
   });
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/friction_cone.hpp"
 #include "integrators/hybrid_loop.hpp"
 #include "models/multibody_system.hpp"
 
@@ -314,6 +315,153 @@ void Simulator::release_input(std::string_view input) {
   record.kind = EventRecord::Kind::time_event;
   record.description = fmt::format("input {} released by the host to its signal", input);
   impl_->loop->interrupt({record});
+}
+
+int Simulator::velocity_size() const {
+  return impl_->scene().velocity_size();
+}
+
+int Simulator::velocity_column(std::string_view body) const {
+  const MultibodySystem& scene = impl_->scene();
+  const int index = scene.model().find_body(std::string(body));
+  if (index < 0) throw InputError(fmt::format("{}: no body named '{}'", scene.model().name, body));
+  return scene.velocity_column(index);
+}
+
+namespace {
+
+MultibodySystem::ContactJacobian find_contact(MultibodySystem& scene, const VectorX& x, double t,
+                                              std::uint64_t pair, int slot) {
+  MultibodySystem::ContactJacobian contact;
+  if (!scene.compute_contact_jacobian(x, ContactId{pair, slot}, contact)) {
+    throw InputError(fmt::format(
+        "contact {}-{}#{} is not in contact at t = {} s (an id from before an event is stale)",
+        pair >> 32, pair & 0xffffffffu, slot, t));
+  }
+  return contact;
+}
+
+}  // namespace
+
+Simulator::ContactFrame Simulator::contact_frame(std::uint64_t pair, int slot) const {
+  MultibodySystem& scene = impl_->scene();
+  const MultibodySystem::ContactJacobian c = find_contact(scene, state(), time(), pair, slot);
+  ContactFrame frame;
+  frame.pair = pair;
+  frame.slot = slot;
+  frame.body_a = scene.model().bodies[c.frame.body_a].name;
+  frame.body_b = scene.model().bodies[c.frame.body_b].name;
+  frame.witness_A_W = c.frame.witness_A_W;
+  frame.witness_B_W = c.frame.witness_B_W;
+  frame.normal_W = c.frame.normal_W;
+  frame.tangent1_W = c.frame.tangent1_W;
+  frame.tangent2_W = c.frame.tangent2_W;
+  frame.mu = c.frame.mu;
+  frame.mu2 = c.frame.mu2;
+  frame.normal_law = c.frame.law->normal_law;
+  frame.friction_law = c.frame.law->friction.model;
+  return frame;
+}
+
+namespace {
+
+template <typename Matrix>
+void fill_contact_jacobian(MultibodySystem& scene, const VectorX& x, double t, std::uint64_t pair,
+                           int slot, Matrix& jacobian, Eigen::Ref<Vec6>& drift) {
+  const int nv = scene.velocity_size();
+  if (jacobian.rows() != 6 || jacobian.cols() != nv) {
+    throw InputError(fmt::format("contact_jacobian: the matrix is {} x {}, must be 6 x {}",
+                                 jacobian.rows(), jacobian.cols(), nv));
+  }
+  const MultibodySystem::ContactJacobian c = find_contact(scene, x, t, pair, slot);
+  jacobian.setZero();
+  const int column_a = scene.velocity_column(c.frame.body_a);
+  const int column_b = scene.velocity_column(c.frame.body_b);
+  if (column_b >= 0) jacobian.template middleCols<6>(column_b) += c.point_B.jacobian;
+  if (column_a >= 0) jacobian.template middleCols<6>(column_a) -= c.point_A.jacobian;
+  // A fixed body is at rest: its point has no drift.
+  drift = c.point_B.drift - c.point_A.drift;
+}
+
+}  // namespace
+
+void Simulator::contact_jacobian(std::uint64_t pair, int slot, Eigen::Ref<Eigen::MatrixXd> jacobian,
+                                 Eigen::Ref<Vec6> drift) const {
+  fill_contact_jacobian(impl_->scene(), state(), time(), pair, slot, jacobian, drift);
+}
+
+void Simulator::contact_jacobian(std::uint64_t pair, int slot,
+                                 Eigen::Ref<RowMajorJacobian> jacobian,
+                                 Eigen::Ref<Vec6> drift) const {
+  fill_contact_jacobian(impl_->scene(), state(), time(), pair, slot, jacobian, drift);
+}
+
+Eigen::MatrixX3d Simulator::friction_cone(const ContactFrame& contact, int edges,
+                                          ConeApproximation approximation) {
+  if (edges < 3) throw InputError(fmt::format("friction cone: {} edges; needs at least 3", edges));
+  Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> rows(edges, 3);
+  compute_friction_cone(contact.normal_W, contact.tangent1_W, contact.mu, edges, approximation,
+                        rows.data());
+  return rows;
+}
+
+namespace {
+
+int find_bilateral(const Model& model, std::string_view name) {
+  const int index = model.find_bilateral_contact(std::string(name));
+  if (index < 0) {
+    throw InputError(fmt::format("{}: no bilateral contact named '{}'", model.name, name));
+  }
+  return index;
+}
+
+}  // namespace
+
+void Simulator::set_bilateral(std::string_view name, bool on) {
+  MultibodySystem& scene = impl_->scene();
+  const int index = find_bilateral(scene.model(), name);
+  impl_->ensure_started();  // a switch acts on the running state
+  if (!scene.request_bilateral(index, on)) return;
+  EventRecord record;
+  record.t = time();
+  record.kind = EventRecord::Kind::time_event;
+  record.description = fmt::format("bilateral {} switched {} by the host", name, on ? "on" : "off");
+  impl_->loop->interrupt({record});
+}
+
+bool Simulator::bilateral_on(std::string_view name) const {
+  const MultibodySystem& scene = impl_->scene();
+  return scene.bilateral_on(find_bilateral(scene.model(), name));
+}
+
+namespace {
+
+Simulator::ConstraintWrench constraint_wrench(MultibodySystem& scene, double t, const VectorX& x,
+                                              std::size_t index) {
+  const Model& model = scene.model();
+  std::vector<MultibodySystem::ConstraintWrench> wrenches(model.joints.size() +
+                                                          model.bilateral_contacts.size());
+  scene.compute_constraint_wrenches(t, x, wrenches);
+  const MultibodySystem::ConstraintWrench& w = wrenches[index];
+  return {w.force_W, w.torque_W, w.point_W};
+}
+
+}  // namespace
+
+Simulator::ConstraintWrench Simulator::joint_wrench(std::string_view joint) const {
+  MultibodySystem& scene = impl_->scene();
+  const int index = scene.model().find_joint(std::string(joint));
+  if (index < 0) {
+    throw InputError(fmt::format("{}: no joint named '{}'", scene.model().name, joint));
+  }
+  return constraint_wrench(scene, time(), state(), static_cast<std::size_t>(index));
+}
+
+Simulator::ConstraintWrench Simulator::bilateral_wrench(std::string_view name) const {
+  MultibodySystem& scene = impl_->scene();
+  const int index = find_bilateral(scene.model(), name);
+  return constraint_wrench(scene, time(), state(),
+                           scene.model().joints.size() + static_cast<std::size_t>(index));
 }
 
 void Simulator::add_observer(SimulationObserver& observer) {

@@ -20,8 +20,10 @@ install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/generated/include/hybridsim/version.h
   DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/hybridsim)
 install(FILES
+  core/bilateral_contact.hpp
   core/contact_law.hpp
   core/errors.hpp
+  core/friction_cone.hpp
   core/friction_law.hpp
   core/hybrid_system.hpp
   core/joint.hpp

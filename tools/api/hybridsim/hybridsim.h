@@ -76,6 +76,7 @@ typedef struct hybridsim_statistics {
   long restarts;             /* integrator re-initialisations */
   double t;                  /* the simulator's time, s */
   hybridsim_simulation_status simulation_status; /* how the run stands */
+  long bilateral_switches; /* bilateral_on and bilateral_off records */
 } hybridsim_statistics;
 
 /* Kind of an event record. */
@@ -83,7 +84,10 @@ typedef enum hybridsim_event_kind {
   HYBRIDSIM_EVENT_CONTACT_START = 0, /* a pair came into contact (or was at the start) */
   HYBRIDSIM_EVENT_CONTACT_END = 1,   /* a pair separated */
   HYBRIDSIM_EVENT_TIME_EVENT = 2,    /* an input breakpoint or a host input change */
-  HYBRIDSIM_EVENT_GUARD_STOP = 3     /* the Zeno guard stopped the run */
+  HYBRIDSIM_EVENT_GUARD_STOP = 3,    /* the Zeno guard stopped the run */
+  HYBRIDSIM_EVENT_BILATERAL_ON = 4,  /* a bilateral contact was switched on (shape_a, shape_b:
+                                        its two bodies; point: its anchor; normal: its z axis) */
+  HYBRIDSIM_EVENT_BILATERAL_OFF = 5  /* a bilateral contact was switched off */
 } hybridsim_event_kind;
 
 /* One event record (docs/outputs.md, events JSONL). Strings point into the simulator and stay

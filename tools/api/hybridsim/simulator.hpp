@@ -12,6 +12,7 @@
 // simulator at a time).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,8 @@
 #include <vector>
 
 #include "core/contact_law.hpp"
+#include "core/friction_cone.hpp"
+#include "core/friction_law.hpp"
 #include "core/hybrid_system.hpp"
 #include "core/math.hpp"
 #include "core/model.hpp"
@@ -150,6 +153,63 @@ class Simulator {
   void set_input(std::string_view input, const Vec3& value);
   // Returns an input to its scene signal from time() on (a time event, as set_input).
   void release_input(std::string_view input);
+
+  // --- Contacts for controllers (docs/controllers.md) -----------------------------------------
+  // Generalised velocities v: 6 per free body, in body order, exactly the state's velocity
+  // entries (the velocity of the body origin in W, m/s; the angular velocity in B, rad/s).
+  int velocity_size() const;
+  // The column of the named body's first velocity in v; -1 for a fixed body.
+  int velocity_column(std::string_view body) const;
+  // One contact point in contact at time(), named by its id (ContactResult::pair and slot).
+  struct ContactFrame {
+    std::uint64_t pair = 0;
+    int slot = 0;
+    std::string body_a, body_b;       // A and B of the pair (A: the smaller shape index)
+    Vec3 witness_A_W = Vec3::Zero();  // witness point on A's surface (seed Aw), m
+    Vec3 witness_B_W = Vec3::Zero();  // witness point on B's surface (Bw), m
+    Vec3 normal_W = Vec3::UnitZ();    // unit normal from A to B
+    Vec3 tangent1_W = Vec3::UnitX();  // the friction law's first direction
+    Vec3 tangent2_W = Vec3::UnitY();  // normal x tangent1
+    double mu = 0.0;                  // friction coefficient along tangent1 (kinetic)
+    double mu2 = 0.0;                 // along tangent2
+    NormalLaw normal_law = NormalLaw::elastic;
+    FrictionModel friction_law = FrictionModel::regularized_coulomb;
+  };
+  // InputError when (pair, slot) is not in contact at time() (a stale id after an event).
+  ContactFrame contact_frame(std::uint64_t pair, int slot) const;
+  // The contact Jacobian at time(): rows 0-2 map v to the relative velocity of the witness points
+  // (B's minus A's, each moving with its body, W), rows 3-5 to w_B - w_A (W); `jacobian` is
+  // 6 x velocity_size() (zero outside the two bodies' columns). `drift` is J' v (m/s^2, rad/s^2):
+  // J v' + J' v is the relative acceleration. Allocates nothing. InputError for a stale id or a
+  // wrong size.
+  void contact_jacobian(std::uint64_t pair, int slot, Eigen::Ref<Eigen::MatrixXd> jacobian,
+                        Eigen::Ref<Vec6> drift) const;
+  // The same into a row-major matrix (a C host's buffer).
+  using RowMajorJacobian = Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>;
+  void contact_jacobian(std::uint64_t pair, int slot, Eigen::Ref<RowMajorJacobian> jacobian,
+                        Eigen::Ref<Vec6> drift) const;
+  // The linearised friction cone of a contact (core/contact_jacobian.hpp: compute_friction_cone):
+  // edges x 3, C f <= 0 for a force f on B (W) inside it, on the contact's normal, tangent1 and mu.
+  static Eigen::MatrixX3d friction_cone(
+      const ContactFrame& contact, int edges = 6,
+      ConeApproximation approximation = ConeApproximation::inscribed);
+
+  // --- Bilateral contacts and constraint wrenches ----------------------------------------------
+  // Switches the named bilateral contact on (at the bodies' current relative pose; the frame of
+  // their deepest contact, else body A's axes at B's origin) or off, from time(): an event with a
+  // restart, logged as bilateral_on / bilateral_off. Switching to the state it is in does
+  // nothing. InputError for an unknown name.
+  void set_bilateral(std::string_view name, bool on);
+  bool bilateral_on(std::string_view name) const;
+  // The wrench a joint or a bilateral contact transmits to its child (a bilateral's second body)
+  // at time(): force (N) and torque (N m) about point_W, the child's anchor, world frame.
+  struct ConstraintWrench {
+    Vec3 force_W = Vec3::Zero();
+    Vec3 torque_W = Vec3::Zero();
+    Vec3 point_W = Vec3::Zero();
+  };
+  ConstraintWrench joint_wrench(std::string_view joint) const;
+  ConstraintWrench bilateral_wrench(std::string_view name) const;
 
   // --- Observers -------------------------------------------------------------------------------
   // Called at every output time (start, each output_interval, the end of each advance that
