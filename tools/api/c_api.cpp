@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/friction_cone.hpp"
 #include "hybridsim/hybridsim.hpp"
 
 struct hybridsim_simulator {
@@ -78,6 +79,16 @@ void require(const void* pointer, const char* name) {
 hybridsim::Simulator& loaded(hybridsim_simulator& sim) {
   if (!sim.simulator) throw CallError{HYBRIDSIM_ERROR_STATE, "no scene loaded"};
   return *sim.simulator;
+}
+
+// A contact id that is not in contact now is not found (stale after an event), not bad input.
+template <typename Call>
+auto contact_call(Call&& call) {
+  try {
+    return call();
+  } catch (const InputError& error) {
+    throw CallError{HYBRIDSIM_ERROR_NOT_FOUND, error.what()};
+  }
 }
 
 void copy3(const hybridsim::Vec3& v, double out[3]) {
@@ -472,6 +483,166 @@ hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
     copy3(c.normal_W, contact->normal);
     copy3(c.force_on_B_W, contact->force_on_b);
     copy3(c.torque_on_B_W, contact->torque_on_b);
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_velocity_size(const hybridsim_simulator* sim, size_t* size) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(size, "size");
+    *size = static_cast<size_t>(loaded(s).velocity_size());
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_velocity_column(const hybridsim_simulator* sim, const char* body,
+                                               long* column) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(body, "body");
+    require(column, "column");
+    hybridsim::Simulator& simulator = loaded(s);
+    if (simulator.model().find_body(body) < 0) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("{}: no body named '{}'", simulator.model().name, body)};
+    }
+    *column = simulator.velocity_column(body);
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_contact_frame(hybridsim_simulator* sim, size_t index,
+                                             hybridsim_contact_frame* frame) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(frame, "frame");
+    hybridsim::Simulator& simulator = loaded(s);
+    if (index >= s.contacts.size()) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("contact {}: there are {} contacts (as of the last "
+                                  "hybridsim_get_contact_count)",
+                                  index, s.contacts.size())};
+    }
+    const hybridsim::ContactResult& c = s.contacts[index];
+    const hybridsim::Simulator::ContactFrame f =
+        contact_call([&] { return simulator.contact_frame(c.pair, c.slot); });
+    frame->pair = f.pair;
+    frame->slot = f.slot;
+    copy3(f.witness_A_W, frame->witness_a);
+    copy3(f.witness_B_W, frame->witness_b);
+    copy3(f.normal_W, frame->normal);
+    copy3(f.tangent1_W, frame->tangent1);
+    copy3(f.tangent2_W, frame->tangent2);
+    frame->mu = f.mu;
+    frame->mu2 = f.mu2;
+    // Static literals (to_string's views end in NUL).
+    frame->normal_law = to_string(f.normal_law).data();
+    frame->friction_law = to_string(f.friction_law).data();
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_contact_jacobian(const hybridsim_simulator* sim, uint64_t pair,
+                                                int slot, double* jacobian, double* drift) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(jacobian, "jacobian");
+    hybridsim::Simulator& simulator = loaded(s);
+    Eigen::Map<hybridsim::Simulator::RowMajorJacobian> J(jacobian, 6, simulator.velocity_size());
+    hybridsim::Vec6 drift_value;
+    contact_call([&] {
+      simulator.contact_jacobian(pair, slot, J, drift_value);
+      return 0;
+    });
+    if (drift != nullptr) {
+      for (int i = 0; i < 6; ++i) drift[i] = drift_value[i];
+    }
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_friction_cone(hybridsim_simulator* sim,
+                                             const hybridsim_contact_frame* frame, int edges,
+                                             int circumscribed, double* rows) {
+  return guarded(sim, [&](hybridsim_simulator&) {
+    require(frame, "frame");
+    require(rows, "rows");
+    const auto vec = [](const double v[3]) { return hybridsim::Vec3(v[0], v[1], v[2]); };
+    hybridsim::compute_friction_cone(vec(frame->normal), vec(frame->tangent1), frame->mu, edges,
+                                     circumscribed != 0
+                                         ? hybridsim::ConeApproximation::circumscribed
+                                         : hybridsim::ConeApproximation::inscribed,
+                                     rows);
+    return HYBRIDSIM_OK;
+  });
+}
+
+namespace {
+
+void require_bilateral(const hybridsim::Simulator& simulator, const char* name) {
+  if (simulator.model().find_bilateral_contact(name) < 0) {
+    throw CallError{HYBRIDSIM_ERROR_NOT_FOUND, fmt::format("{}: no bilateral contact named '{}'",
+                                                           simulator.model().name, name)};
+  }
+}
+
+void copy_wrench(const hybridsim::Simulator::ConstraintWrench& w, double force[3], double torque[3],
+                 double point[3]) {
+  copy3(w.force_W, force);
+  copy3(w.torque_W, torque);
+  copy3(w.point_W, point);
+}
+
+}  // namespace
+
+hybridsim_status hybridsim_set_bilateral(hybridsim_simulator* sim, const char* name, int on) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(name, "name");
+    hybridsim::Simulator& simulator = loaded(s);
+    require_bilateral(simulator, name);
+    s.contacts.clear();  // an event: the snapshot is stale
+    simulator.set_bilateral(name, on != 0);
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_bilateral(const hybridsim_simulator* sim, const char* name,
+                                         int* on) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(name, "name");
+    require(on, "on");
+    hybridsim::Simulator& simulator = loaded(s);
+    require_bilateral(simulator, name);
+    *on = simulator.bilateral_on(name) ? 1 : 0;
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_joint_wrench(const hybridsim_simulator* sim, const char* joint,
+                                            double force[3], double torque[3], double point[3]) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(joint, "joint");
+    require(force, "force");
+    require(torque, "torque");
+    require(point, "point");
+    hybridsim::Simulator& simulator = loaded(s);
+    if (simulator.model().find_joint(joint) < 0) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("{}: no joint named '{}'", simulator.model().name, joint)};
+    }
+    copy_wrench(simulator.joint_wrench(joint), force, torque, point);
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_bilateral_wrench(const hybridsim_simulator* sim, const char* name,
+                                                double force[3], double torque[3],
+                                                double point[3]) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(name, "name");
+    require(force, "force");
+    require(torque, "torque");
+    require(point, "point");
+    hybridsim::Simulator& simulator = loaded(s);
+    require_bilateral(simulator, name);
+    copy_wrench(simulator.bilateral_wrench(name), force, torque, point);
     return HYBRIDSIM_OK;
   });
 }

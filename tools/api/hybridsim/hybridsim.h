@@ -20,6 +20,7 @@
 #define HYBRIDSIM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hybridsim/version.h"
 
@@ -76,7 +77,7 @@ typedef struct hybridsim_statistics {
   long restarts;             /* integrator re-initialisations */
   double t;                  /* the simulator's time, s */
   hybridsim_simulation_status simulation_status; /* how the run stands */
-  long bilateral_switches; /* bilateral_on and bilateral_off records */
+  long bilateral_switches;                       /* bilateral_on and bilateral_off records */
 } hybridsim_statistics;
 
 /* Kind of an event record. */
@@ -219,6 +220,58 @@ hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
  * unknown name). */
 hybridsim_status hybridsim_get_wheel_state(const hybridsim_simulator* sim, const char* wheel,
                                            hybridsim_wheel_state* state);
+
+/* --- Contacts for controllers (docs/controllers.md) ------------------------------------------ */
+/* Generalised velocities v: 6 per free body in body order, the state's velocity entries (the
+ * body origin's velocity in W, m/s; the angular velocity in B, rad/s). velocity_column gives a
+ * body's first column, -1 for a fixed body (HYBRIDSIM_ERROR_NOT_FOUND for an unknown name). */
+hybridsim_status hybridsim_get_velocity_size(const hybridsim_simulator* sim, size_t* size);
+hybridsim_status hybridsim_get_velocity_column(const hybridsim_simulator* sim, const char* body,
+                                               long* column);
+
+/* One contact point's frame, world frame W. pair and slot name it for get_contact_jacobian; they
+ * stay valid until the next event (after which the call returns HYBRIDSIM_ERROR_NOT_FOUND if the
+ * point is gone). The law names are static strings. */
+typedef struct hybridsim_contact_frame {
+  uint64_t pair;            /* shape pair key (A's shape index << 32 | B's) */
+  int slot;                 /* the point's slot in its pair */
+  double witness_a[3];      /* witness point on A's surface, m */
+  double witness_b[3];      /* witness point on B's surface, m */
+  double normal[3];         /* unit normal from A to B */
+  double tangent1[3];       /* the friction law's first direction */
+  double tangent2[3];       /* normal x tangent1 */
+  double mu;                /* friction coefficient along tangent1 (kinetic) */
+  double mu2;               /* along tangent2 */
+  const char* normal_law;   /* "elastic", "hunt_crossley", ... */
+  const char* friction_law; /* "regularized_coulomb", "stribeck", ... */
+} hybridsim_contact_frame;
+/* The frame of contact `index` of the snapshot taken by hybridsim_get_contact_count. */
+hybridsim_status hybridsim_get_contact_frame(hybridsim_simulator* sim, size_t index,
+                                             hybridsim_contact_frame* frame);
+/* The contact Jacobian of (pair, slot) at the current time, 6 x nv row-major into `jacobian`
+ * (6 * velocity_size doubles): rows 0-2 give the relative velocity of the witness points (B's
+ * minus A's, W), rows 3-5 w_B - w_A (W). `drift` (6 doubles, may be NULL) receives J' v.
+ * Allocates nothing. HYBRIDSIM_ERROR_NOT_FOUND when the point is not in contact now. */
+hybridsim_status hybridsim_get_contact_jacobian(const hybridsim_simulator* sim, uint64_t pair,
+                                                int slot, double* jacobian, double* drift);
+/* A linearised friction cone around a frame's normal: edges x 3 row-major into `rows`, C f <= 0
+ * for a force f on B inside it; inscribed (circumscribed = 0) or circumscribed (1) about
+ * |f_t| <= mu f_n. HYBRIDSIM_ERROR_INPUT for fewer than 3 edges. */
+hybridsim_status hybridsim_get_friction_cone(hybridsim_simulator* sim,
+                                             const hybridsim_contact_frame* frame, int edges,
+                                             int circumscribed, double* rows);
+
+/* --- Bilateral contacts and constraint wrenches ----------------------------------------------- */
+/* Switches the named bilateral contact on (1) or off (0) from the current time: an event with a
+ * restart; switching to the state it is in does nothing. get_bilateral reads whether it is on. */
+hybridsim_status hybridsim_set_bilateral(hybridsim_simulator* sim, const char* name, int on);
+hybridsim_status hybridsim_get_bilateral(const hybridsim_simulator* sim, const char* name, int* on);
+/* The wrench a joint or a bilateral contact transmits to its child (the second body) now: force
+ * (N) and torque (N m) about `point` (the child's anchor, m), world frame. */
+hybridsim_status hybridsim_get_joint_wrench(const hybridsim_simulator* sim, const char* joint,
+                                            double force[3], double torque[3], double point[3]);
+hybridsim_status hybridsim_get_bilateral_wrench(const hybridsim_simulator* sim, const char* name,
+                                                double force[3], double torque[3], double point[3]);
 
 /* --- Inputs ----------------------------------------------------------------------------------- */
 /* Sets an input to a constant (force N or torque N m, in the input's frame) from the current time
