@@ -172,6 +172,25 @@ json check_json(const Model& model, double overlap, std::vector<std::string>& wa
                              {"shapes", wheel.shapes.size()},
                              {"slip_compliance", wheel.slip_compliance}});
   }
+  out["bilateral_contacts"] = json::array();
+  for (const BilateralContact& contact : model.bilateral_contacts) {
+    json directions = json::array();
+    const char* names[] = {"x", "y", "z", "rx", "ry", "rz"};
+    for (std::size_t k = 0; k < 6; ++k) {
+      if (contact.directions[k]) directions.push_back(names[k]);
+    }
+    const auto trigger = [](BilateralContact::Trigger kind, double time) {
+      return kind == BilateralContact::Trigger::time ? json{{"time", time}} : json(to_string(kind));
+    };
+    out["bilateral_contacts"].push_back(
+        {{"name", contact.name},
+         {"bodies",
+          {model.bodies[static_cast<std::size_t>(contact.body_a)].name,
+           model.bodies[static_cast<std::size_t>(contact.body_b)].name}},
+         {"directions", directions},
+         {"on", trigger(contact.on, contact.on_time)},
+         {"off", trigger(contact.off, contact.off_time)}});
+  }
   // The contacts at the start: the system's own initialisation, as a run begins.
   MultibodySystem system(model);
   VectorX x(model.state_size);
@@ -233,7 +252,7 @@ void print_text(const json& out) {
                              c["pair"][1].get<std::string>(), law.dump(),
                              c["from"].get<std::string>());
   }
-  for (const char* section : {"joints", "wheels"}) {
+  for (const char* section : {"joints", "wheels", "bilateral_contacts"}) {
     if (out[section].empty()) continue;
     std::cout << section << '\n';
     for (const json& item : out[section]) std::cout << "  " << item.dump() << '\n';

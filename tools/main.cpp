@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
   run_app->add_option("--contacts", run.contacts_path,
                       "Contact results CSV (per pair in contact, at each output)");
   run_app->add_option("--summary", run.summary_path, "Summary JSON file");
+  run_app->add_flag("--constraint-wrenches", run.constraint_wrenches,
+                    "Trajectory columns of each joint's and bilateral contact's wrench");
+  run_app->add_flag("--contact-frames", run.contact_frames,
+                    "Contacts CSV columns of each point's friction directions and mu");
   run_app->add_flag("--log-events", run.log_events, "Print the human event log on stdout");
   run_app->add_flag("--quiet", run.quiet, "Print nothing but the event log and errors");
   run_app->add_flag("--progress", run.progress, "Show a progress bar on stderr");

@@ -95,6 +95,19 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
         trajectory_ << ",wheel." << wheel.name << '.' << column;
       }
     }
+    if (outputs.constraint_wrenches) {
+      const Model& model = system.model();
+      constraint_wrenches_.resize(model.joints.size() + model.bilateral_contacts.size());
+      for (std::size_t i = 0; i < constraint_wrenches_.size(); ++i) {
+        const bool joint = i < model.joints.size();
+        const std::string& name =
+            joint ? model.joints[i].name : model.bilateral_contacts[i - model.joints.size()].name;
+        if (!joint) trajectory_ << ',' << name << ".on";
+        for (const char* column : {"fx", "fy", "fz", "tx", "ty", "tz"}) {
+          trajectory_ << ',' << name << '.' << column;
+        }
+      }
+    }
     trajectory_ << '\n';
   }
   if (!outputs.events_path.empty()) events_ = open_output(outputs.events_path);
@@ -104,7 +117,11 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
                  "x,slip_y,slip_z,normal_force,"
                  "friction_x,friction_y,friction_z,force_x,force_y,force_z,torque_x,torque_y,"
                  "torque_z,point_x,point_y,point_z,normal_x,normal_y,normal_z,witness_a_x,"
-                 "witness_a_y,witness_a_z,witness_b_x,witness_b_y,witness_b_z\n";
+                 "witness_a_y,witness_a_z,witness_b_x,witness_b_y,witness_b_z";
+    if (outputs.contact_frames) {
+      contacts_ << ",tangent1_x,tangent1_y,tangent1_z,tangent2_x,tangent2_y,tangent2_z,mu,mu2";
+    }
+    contacts_ << '\n';
   }
 }
 
@@ -122,6 +139,16 @@ void RunWriter::write_contact_rows(double t, const VectorX& x) {
     for (const Vec3* v : {&r.friction_force_W, &r.force_on_B_W, &r.torque_on_B_W, &r.point_W,
                           &r.normal_W, &r.witness_A_W, &r.witness_B_W}) {
       row += fmt::format(",{:.17g},{:.17g},{:.17g}", v->x(), v->y(), v->z());
+    }
+    if (outputs_.contact_frames) {
+      MultibodySystem::ContactJacobian c;
+      if (system_.compute_contact_jacobian(x, ContactId{r.pair, r.slot}, c)) {
+        const MultibodySystem::ContactFrame& f = c.frame;
+        for (const Vec3* v : {&f.tangent1_W, &f.tangent2_W}) {
+          row += fmt::format(",{:.17g},{:.17g},{:.17g}", v->x(), v->y(), v->z());
+        }
+        row += fmt::format(",{:.17g},{:.17g}", f.mu, f.mu2);
+      }
     }
     contacts_ << row << '\n';
   }
@@ -152,6 +179,17 @@ void RunWriter::write_trajectory_row(double t, const VectorX& x) {
       row +=
           fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", w.s_a,
                       w.s_b, w.S_a, w.alpha, w.v_W_lon, w.v_W_lat, w.R_omega, wheel.normal_force);
+    }
+  }
+  if (!constraint_wrenches_.empty()) {
+    system_.compute_constraint_wrenches(t, x, constraint_wrenches_);
+    const std::size_t joints = system_.model().joints.size();
+    for (std::size_t i = 0; i < constraint_wrenches_.size(); ++i) {
+      if (i >= joints) row += system_.bilateral_on(static_cast<int>(i - joints)) ? ",1" : ",0";
+      const MultibodySystem::ConstraintWrench& w = constraint_wrenches_[i];
+      row +=
+          fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", w.force_W.x(),
+                      w.force_W.y(), w.force_W.z(), w.torque_W.x(), w.torque_W.y(), w.torque_W.z());
     }
   }
   trajectory_ << row << '\n';

@@ -20,7 +20,12 @@ struct RunOutputs {
   std::string events_path;
   std::string contacts_path;  // contact results per pair in contact, at each output
   bool log_events = false;    // human log on stdout
-  bool progress = false;      // progress bar on stderr
+  // Trajectory columns, after the wheels': per joint <joint>.fx .fy .fz .tx .ty .tz (the wrench on
+  // its child at the child's anchor, W), then per bilateral contact <name>.on and the same six.
+  bool constraint_wrenches = false;
+  // Contacts CSV columns, last: tangent1_x .. tangent2_z, mu, mu2 (the friction law's frame).
+  bool contact_frames = false;
+  bool progress = false;  // progress bar on stderr
 };
 
 // Observes a run and writes every output as it comes, so that a run that stops early keeps what
@@ -46,6 +51,7 @@ class RunWriter final : public SimulationObserver {
 
  private:
   void write_trajectory_row(double t, const VectorX& x);
+  std::vector<MultibodySystem::ConstraintWrench> constraint_wrenches_;  // per joint, bilateral
   void write_contact_rows(double t, const VectorX& x);
   void update_progress(double t);
 

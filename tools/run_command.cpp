@@ -93,6 +93,8 @@ int run_command(const RunCommandOptions& options) {
     outputs.events_path = options.events_path;
     outputs.contacts_path = options.contacts_path;
     outputs.log_events = options.log_events;
+    outputs.constraint_wrenches = options.constraint_wrenches;
+    outputs.contact_frames = options.contact_frames;
     outputs.progress = options.progress || (!options.quiet && isatty(STDERR_FILENO) != 0);
     std::ofstream summary_file;
     if (!options.summary_path.empty()) {

@@ -14,6 +14,8 @@ struct RunCommandOptions {
   std::optional<double> rtol, atol, stop_time, output_interval, step_size;
   std::string trajectory_path, events_path, summary_path, contacts_path;
   bool log_events = false;
+  bool constraint_wrenches = false;  // trajectory columns <name>.fx .. .tz (and .on)
+  bool contact_frames = false;       // contacts CSV columns tangent1_x .. mu2
   bool quiet = false;
   bool progress = false;  // forced on; otherwise on when stderr is a terminal
   std::vector<std::string> overrides;

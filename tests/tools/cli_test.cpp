@@ -480,6 +480,42 @@ TEST_CASE(
   CHECK(events.find(R"("name":"rear_left")") != std::string::npos);
 }
 
+TEST_CASE(
+    "cli: bilateral switches in the events, constraint wrenches and contact frames as columns") {
+  const fs::path dir = temporary_directory();
+  const CliResult r =
+      run_cli(fmt::format("run ladder_grasp --quiet --trajectory {0}/lg.csv --events {0}/ev.jsonl "
+                          "--contacts {0}/c.csv --summary {0}/s.json --constraint-wrenches "
+                          "--contact-frames",
+                          dir.string()),
+              dir);
+  REQUIRE(r.status == 0);
+  const std::string trajectory = read_file(dir / "lg.csv");
+  const std::string header = trajectory.substr(0, trajectory.find('\n'));
+  CHECK(header.find(",energy,pivot.on,pivot.fx,pivot.fy,pivot.fz,pivot.tx,pivot.ty,pivot.tz,"
+                    "grasp.on,grasp.fx") != std::string::npos);
+  // At t = 1.75 s the arm hangs from the rung: the weld carries its weight m g (the arm's mass,
+  // of a 3 cm sphere of the palette's steel, 7850 kg/m^3), to the multipliers' 1e-10.
+  const auto row_start = trajectory.find("\n1.75,");
+  REQUIRE(row_start != std::string::npos);
+  std::vector<double> row;
+  const auto row_end = trajectory.find('\n', row_start + 1);
+  std::stringstream line(trajectory.substr(row_start + 1, row_end - row_start - 1));
+  for (std::string cell; std::getline(line, cell, ',');) row.push_back(std::stod(cell));
+  const double grasp_fz = row[row.size() - 4];
+  const double arm_mass = 7850.0 * 4.0 / 3.0 * std::numbers::pi * 0.03 * 0.03 * 0.03;
+  CHECK(grasp_fz == doctest::Approx(arm_mass * 9.81).epsilon(1e-8));
+  CHECK(row[row.size() - 7] == 1.0);   // grasp.on
+  CHECK(row[row.size() - 14] == 0.0);  // pivot.on (let go at 1.5 s)
+  const std::string events = read_file(dir / "ev.jsonl");
+  CHECK(events.find(R"("bilateral":"grasp","bodies":["rung","arm"])") != std::string::npos);
+  CHECK(events.find(R"("kind":"bilateral_off")") != std::string::npos);
+  CHECK(read_file(dir / "s.json").find(R"("bilateral_switches": 4)") != std::string::npos);
+  const std::string contacts = read_file(dir / "c.csv");
+  CHECK(contacts.find("witness_b_z,tangent1_x,tangent1_y,tangent1_z,tangent2_x,tangent2_y,"
+                      "tangent2_z,mu,mu2\n") != std::string::npos);
+}
+
 TEST_CASE("cli: check prints the resolved model, names initial overlaps and fallback pairs") {
   const fs::path dir = temporary_directory();
   SUBCASE("every catalog scene checks clean (--strict: no warning)") {
