@@ -13,9 +13,9 @@
 namespace hybridsim {
 
 struct BilateralContact {
-  // What switches it on or off. contact_start: a contact between a shape of body_a and one of
-  // body_b starts (on only). time: at `time`. api: only the host (Simulator::set_bilateral).
-  // never: off only (it stays on once on).
+  // What switches it on or off, besides the host (Simulator::set_bilateral switches any bilateral
+  // contact). contact_start: a contact between a shape of body_a and one of body_b starts (on
+  // only). time: at `time`. api: nothing but the host. never: off only (no rule switches it off).
   enum class Trigger { contact_start, time, api, never };
 
   std::string name;  // unique among Model::bilateral_contacts

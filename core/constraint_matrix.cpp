@@ -150,7 +150,7 @@ bool ConstraintMatrix::numerically_singular() {
   // singular one leaves a pivot of round-off size (or a zero pivot, which fails the factorisation).
   ldlt_.factorize_values(sparse_);
   if (ldlt_.info() != Eigen::Success) return true;
-  const Eigen::VectorXd pivots = ldlt_.vectorD();  // a copy: start-up only
+  const Eigen::VectorXd pivots = ldlt_.vectorD();  // a copy: start-up and events only
   return pivots.minCoeff() < kSingularRatio * pivots.maxCoeff();
 }
 

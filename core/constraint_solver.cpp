@@ -158,6 +158,13 @@ ConstraintSolver::ConstraintSolver(const Model& model)
   // Every row touches a free body (the loader refuses joints and bilateral contacts between two
   // fixed bodies), so each has its diagonal entry.
   for (int i = 0; i < row_count_; ++i) diagonal_slots_.push_back(matrix_.slot(i, i));
+  // An inactive bilateral row's diagonal: 1/m of one of its free bodies, of the order of the
+  // active rows' (A's units are 1/kg), so that the factorisation's scaling does not see it.
+  for (const BilateralContact& contact : model.bilateral_contacts) {
+    const Body& free =
+        model.bodies[model.bodies[contact.body_b].fixed ? contact.body_a : contact.body_b];
+    inert_diagonal_.push_back(1.0 / free.mass);
+  }
 }
 
 void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
@@ -177,8 +184,8 @@ void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
         if (contact.directions[k]) rows_[row++] = weld_rows_[k];
       }
     } else {
-      // An inactive row: no Jacobian and no error; assemble() gives it a unit diagonal, so that
-      // its multiplier is zero.
+      // An inactive row: no Jacobian and no error; assemble() gives it a diagonal of its own, so
+      // that its multiplier is zero.
       for (int k = 0; k < contact.direction_count(); ++k) rows_[row++] = ConstraintRow{};
     }
   }
@@ -202,7 +209,7 @@ void ConstraintSolver::assemble() {
     if (weld_active_[c] != 0) continue;
     const int first = first_row_[model_.joints.size() + c];
     const int count = model_.bilateral_contacts[c].direction_count();
-    for (int i = first; i < first + count; ++i) values[diagonal_slots_[i]] += 1.0;
+    for (int i = first; i < first + count; ++i) values[diagonal_slots_[i]] += inert_diagonal_[c];
   }
 }
 

@@ -13,7 +13,8 @@
 // every restart.
 //
 // nu = (v_Com_W, w_W) per body, as in core/joint_constraints.hpp; the per-body arrays below are
-// indexed by body index and ignore fixed bodies. Nothing allocates after construction.
+// indexed by body index and ignore fixed bodies. Nothing allocates after construction
+// but detect_redundancy (called at the start and at bilateral switches, never in an evaluation).
 #pragma once
 
 #include <array>
@@ -81,7 +82,8 @@ class ConstraintSolver {
   Vec6 wrench_on_child(int first_row, int count) const;
 
   // Decides from the last evaluation whether the rows are redundant (A numerically singular: the
-  // planar loops of 3D joints). Call once at the start, after evaluate or project.
+  // planar loops of 3D joints, a weld on a body already held). Call at the start and after every
+  // bilateral switch, after evaluate or project (an eigen-decomposition: events only).
   void detect_redundancy();
   bool redundant() const { return redundant_; }
 
@@ -131,6 +133,7 @@ class ConstraintSolver {
   std::vector<int> diagonal_slots_;     // per row: the slot of A_ii
   std::vector<Joint> welds_;            // per bilateral contact: its frame while on
   std::vector<char> weld_active_;       // per bilateral contact
+  std::vector<double> inert_diagonal_;  // per bilateral contact: A_ii of its rows while off, 1/kg
   std::array<ConstraintRow, 6> weld_rows_;
 };
 

@@ -46,7 +46,7 @@ struct SimulationResult {
   double t_end = 0.0;           // s, where the state was last computed
   IntegratorStats stats;        // integrator counters summed over all segments
   long state_events = 0;        // instants at which a crossing function triggered
-  long time_events = 0;         // input breakpoints and host changes of inputs
+  long time_events = 0;  // input breakpoints, host input changes, bilateral switches by time or host
   long contact_starts = 0;      // contact_start records over all events
   long contact_ends = 0;        // contact_end records over all events
   long bilateral_switches = 0;  // bilateral_on and bilateral_off records over all events

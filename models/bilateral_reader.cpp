@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/constraint_solver.hpp"
+
 namespace hybridsim {
 namespace {
 
@@ -89,6 +91,12 @@ BilateralContact read_bilateral_contact(MapReader& reader, const Model& model) {
   if (model.bodies[contact.body_a].fixed && model.bodies[contact.body_b].fixed) {
     throw_yaml_error(reader.source(), bodies, bodies_path, "both bodies are fixed");
   }
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (model.bodies[*ends[i]].prescribed) {
+      throw_yaml_error(reader.source(), bodies[i], indexed(bodies_path, i),
+                       "a prescribed body cannot take a bilateral contact (its motion is given)");
+    }
+  }
   read_directions(reader, contact);
   contact.on = read_trigger(reader, "on", BilateralContact::Trigger::api, contact.on_time);
   contact.off = read_trigger(reader, "off", BilateralContact::Trigger::never, contact.off_time);
@@ -108,6 +116,19 @@ void read_bilateral_contacts(MapReader& root, Model& model) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader reader(list[i], indexed("bilateral_contacts", i), root.source());
     model.bilateral_contacts.push_back(read_bilateral_contact(reader, model));
+  }
+  int rows = 0;
+  for (const Joint& joint : model.joints) rows += joint_row_count(joint);
+  for (const BilateralContact& contact : model.bilateral_contacts) {
+    rows += contact.direction_count();
+  }
+  if (model.simulation.constraint_factorization == ConstraintFactorization::dense &&
+      rows > kMaxDenseConstraintRows) {
+    root.fail("bilateral_contacts",
+              fmt::format("with the joints' rows, {} constraint rows: more than the dense "
+                          "factorisation takes ({}); use simulation.constraint_factorization "
+                          "sparse or auto",
+                          rows, kMaxDenseConstraintRows));
   }
 }
 

@@ -59,8 +59,17 @@ EventRecord MultibodySystem::switch_bilateral(int c, bool on, double t, std::str
     deepest = pair.geometry.distance;
     p_W = pair.geometry.contact_point_W();
     const Vec3 n_W = forward ? pair.geometry.n_AB_W : Vec3(-pair.geometry.n_AB_W);
+    // The friction law's directions (contact_frame's): fdir1 of the pair's A, else of its B.
+    const Shape& shape_a = model_.shapes[pair.shape_a];
+    const Shape& shape_b = model_.shapes[pair.shape_b];
+    Vec3 fdir1_W = Vec3::Zero();
+    if (!shape_a.fdir1_B.isZero()) {
+      fdir1_W = kinematics_[shape_a.body].X_WB.rotation * shape_a.fdir1_B;
+    } else if (!shape_b.fdir1_B.isZero()) {
+      fdir1_W = kinematics_[shape_b.body].X_WB.rotation * shape_b.fdir1_B;
+    }
     Vec3 t1_W, t2_W;
-    compute_friction_directions(n_W, Vec3::Zero(), t1_W, t2_W);
+    compute_friction_directions(n_W, fdir1_W, t1_W, t2_W);
     frame_W.col(0) = t1_W;
     frame_W.col(1) = t2_W;
     frame_W.col(2) = n_W;

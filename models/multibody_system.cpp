@@ -380,6 +380,20 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
       *v = Vec3(d[k], d[k + 1], d[k + 2]);
       k += 3;
     }
+    for (int i = 0; i < static_cast<int>(kBilateralDiscreteSize); ++i) {
+      if (!std::isfinite(d[i])) {
+        throw InputError(fmt::format("checkpoint: bilateral contact '{}' has a non-finite number",
+                                     model_.bilateral_contacts[c].name));
+      }
+    }
+    for (const Vec3* axis : {&w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
+      if (std::abs(axis->norm() - 1.0) > 1e-9) {
+        throw InputError(
+            fmt::format("checkpoint: bilateral contact '{}' has a frame axis of "
+                        "length {} (must be 1)",
+                        model_.bilateral_contacts[c].name, axis->norm()));
+      }
+    }
     bilateral_on_[c] = d[0] != 0.0 ? 1 : 0;
     bilateral_requests_[c] = -1;
     constraints_.set_bilateral(static_cast<int>(c), bilateral_on_[c] != 0 ? &w : nullptr);
@@ -421,10 +435,12 @@ double MultibodySystem::next_time_event(double t) const {
     if (input_overridden_[i] != 0) continue;  // a host value has no breakpoints
     next = std::min(next, next_signal_breakpoint(model_.inputs[i].signal, t));
   }
-  for (const BilateralContact& contact : model_.bilateral_contacts) {
-    for (double switch_time : {contact.on_time, contact.off_time}) {
-      if (switch_time > t) next = std::min(next, switch_time);  // NaN (no time) compares false
-    }
+  // A bilateral contact's next switch by time: on while it is off, off while it is on (the other
+  // is asked for again after the restart of that switch). NaN (no time) compares false.
+  for (std::size_t c = 0; c < bilateral_on_.size(); ++c) {
+    const BilateralContact& contact = model_.bilateral_contacts[c];
+    const double switch_time = bilateral_on_[c] != 0 ? contact.off_time : contact.on_time;
+    if (switch_time > t) next = std::min(next, switch_time);
   }
   return next;
 }

@@ -17,7 +17,8 @@ namespace hybridsim {
 namespace {
 
 constexpr const char* kFormat = "hybridsim-checkpoint";
-// Version 2: contactDict by contact point ("contact_points", 14 numbers each); version 1 stored
+// Version 2: contactDict by contact point ("contact_points", 14 numbers each, followed by 22 per
+// bilateral contact of the scene: whether it is on, its anchors and frame); version 1 stored
 // one point per pair ("contact_pairs": shapes, v_pre, d_res) and is read as such.
 constexpr int kVersion = 2;
 

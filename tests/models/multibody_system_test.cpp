@@ -111,6 +111,22 @@ TEST_CASE("the allocation counter counts operator new, malloc and Eigen's alloca
   CHECK(counted >= 3);
 }
 
+// Allocations in 100 rounds of the ODE right-hand side, the DAE residual (at zero multipliers and
+// rates) and the crossing functions at x.
+long count_constrained_allocations(MultibodySystem& system, const VectorX& x) {
+  const int n = system.state_size(), m = system.algebraic_size();
+  VectorX xdot(n), z(2), y(n + m), yp(n + m), residual(n + m);
+  y << x, VectorX::Zero(m);
+  yp.setZero();
+  testing::start_counting_allocations();
+  for (int i = 0; i < 100; ++i) {
+    system.compute_derivatives(0.0, x, xdot);
+    system.compute_residual(0.0, y, yp, residual);
+    system.compute_crossings(0.0, x, z);
+  }
+  return testing::stop_counting_allocations();
+}
+
 TEST_CASE("multibody system: with joints, the ODE and DAE forms allocate nothing") {
   // A loop: redundant rows, refinement; with the dense and the sparse factorisation.
   for (const char* factorization : {"dense", "sparse"}) {
@@ -118,20 +134,31 @@ TEST_CASE("multibody system: with joints, the ODE and DAE forms allocate nothing
     const Model model = load_scene_file(
         "slider_crank", {fmt::format("simulation.constraint_factorization={}", factorization)});
     MultibodySystem system(model);
-    const int n = system.state_size(), m = system.algebraic_size();
-    REQUIRE(m == 20);
-    VectorX x(n), xdot(n), z(2), y(n + m), yp(n + m), residual(n + m);
+    REQUIRE(system.algebraic_size() == 20);
+    VectorX x(system.state_size());
     system.initial_state(x);
     system.initialize(0.0, x);
-    y << x, VectorX::Zero(m);
-    yp.setZero();
-    testing::start_counting_allocations();
-    for (int i = 0; i < 100; ++i) {
-      system.compute_derivatives(0.0, x, xdot);
-      system.compute_residual(0.0, y, yp, residual);
-      system.compute_crossings(0.0, x, z);
-    }
-    CHECK(testing::stop_counting_allocations() == 0);
+    CHECK(count_constrained_allocations(system, x) == 0);
+  }
+}
+
+TEST_CASE("multibody system: bilateral contacts, on and off, allocate nothing") {
+  // ladder_grasp: the pivot's three rows on at the start, the grasp's six off (inert rows); then
+  // both on (a redundant set); with the dense and the sparse factorisation.
+  for (const char* factorization : {"dense", "sparse"}) {
+    CAPTURE(std::string(factorization));
+    const Model model = load_scene_file(
+        "ladder_grasp", {fmt::format("simulation.constraint_factorization={}", factorization)});
+    MultibodySystem system(model);
+    REQUIRE(system.algebraic_size() == 9);
+    VectorX x(system.state_size());
+    system.initial_state(x);
+    system.initialize(0.0, x);
+    CHECK(count_constrained_allocations(system, x) == 0);
+    REQUIRE(system.request_bilateral(model.find_bilateral_contact("grasp"), true));
+    system.handle_time_event(0.0, x);
+    REQUIRE(system.bilateral_on(1));
+    CHECK(count_constrained_allocations(system, x) == 0);
   }
 }
 

@@ -179,6 +179,42 @@ TEST_CASE("checkpoint: contacts in contactDict at the checkpoint carry on after 
   }
 }
 
+TEST_CASE("checkpoint: a run resumed while a bilateral contact holds keeps it and its frame") {
+  // ladder_grasp stopped at 1.7 s hangs from the rung by the weld alone; resumed, it must still
+  // hang until the weld's off time (2 s) and then fall as the uninterrupted run's arm does. A
+  // weld lost at the resume would drop the arm 0.3 s early: 1.7 m lower at 2.5 s.
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "c.json").string();
+  REQUIRE(
+      run_cli(fmt::format("run ladder_grasp --quiet --summary {}", (dir / "full.json").string()),
+              dir)
+          .status == 0);
+  run_with_checkpoints("ladder_grasp", 1.7, checkpoint, dir);
+  const auto saved = nlohmann::json::parse(read_file(checkpoint));
+  // The gripper's contact with the rung (14 numbers), then two bilateral contacts (22 each).
+  REQUIRE(saved["contact_points"].size() == 14u + 2u * 22u);
+  CHECK(saved["contact_points"][14].get<double>() == 0.0);       // pivot: off since 1.5 s
+  CHECK(saved["contact_points"][14 + 22].get<double>() == 1.0);  // grasp: on
+  REQUIRE(run_cli(fmt::format("run ladder_grasp --quiet --resume {} --events {} --summary {}",
+                              checkpoint, (dir / "resumed.jsonl").string(),
+                              (dir / "resumed.json").string()),
+                  dir)
+              .status == 0);
+  const std::vector<nlohmann::json> events = read_events(dir / "resumed.jsonl");
+  REQUIRE(!events.empty());
+  CHECK(events.front()["kind"] == "bilateral_off");
+  CHECK(events.front()["bilateral"] == "grasp");
+  CHECK(events.front()["t"].get<double>() == 2.0);
+  // The same free fall from the same rest position: to the integrators' 1e-8 m.
+  const auto full = nlohmann::json::parse(read_file(dir / "full.json"));
+  const auto resumed = nlohmann::json::parse(read_file(dir / "resumed.json"));
+  for (int i = 0; i < 3; ++i) {
+    CHECK(std::abs(resumed["final_state"]["bodies"]["arm"]["position"][i].get<double>() -
+                   full["final_state"]["bodies"]["arm"]["position"][i].get<double>()) < 1e-8);
+  }
+  CHECK(resumed["stats"]["bilateral_switches"].get<long>() == 4);
+}
+
 TEST_CASE("checkpoint: a version 1 file (one point per pair) is read as one point per pair") {
   // The demo ball resting on the plate at 3 s, its checkpoint written back in the first layout:
   // `contact_pairs` with the two shapes, v_pre and d_res. The resumed run keeps the contact (no

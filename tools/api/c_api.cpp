@@ -91,6 +91,15 @@ auto contact_call(Call&& call) {
   }
 }
 
+// HYBRIDSIM_ERROR_NOT_FOUND for a name the scene does not have (index < 0 from Model::find_*).
+void require_known(const hybridsim::Simulator& simulator, int index, const char* what,
+                   const char* name) {
+  if (index < 0) {
+    throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                    fmt::format("{}: no {} named '{}'", simulator.model().name, what, name)};
+  }
+}
+
 void copy3(const hybridsim::Vec3& v, double out[3]) {
   for (int i = 0; i < 3; ++i) out[i] = v[i];
 }
@@ -307,10 +316,7 @@ hybridsim_status hybridsim_get_body_state(const hybridsim_simulator* sim, const 
     require(body, "body");
     require(state, "state");
     hybridsim::Simulator& simulator = loaded(s);
-    if (simulator.model().find_body(body) < 0) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("{}: no body named '{}'", simulator.model().name, body)};
-    }
+    require_known(simulator, simulator.model().find_body(body), "body", body);
     const hybridsim::BodyState b = simulator.body_state(body);
     copy3(b.position_W, state->position);
     const hybridsim::Quat& q = b.orientation_WB;
@@ -331,10 +337,7 @@ hybridsim_status hybridsim_get_joint_state(const hybridsim_simulator* sim, const
     require(position, "position");
     require(velocity, "velocity");
     hybridsim::Simulator& simulator = loaded(s);
-    if (simulator.model().find_joint(joint) < 0) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("{}: no joint named '{}'", simulator.model().name, joint)};
-    }
+    require_known(simulator, simulator.model().find_joint(joint), "joint", joint);
     const hybridsim::JointCoordinate q = simulator.joint_state(joint);
     *position = q.position;
     *velocity = q.velocity;
@@ -348,10 +351,7 @@ hybridsim_status hybridsim_get_wheel_state(const hybridsim_simulator* sim, const
     require(wheel, "wheel");
     require(state, "state");
     hybridsim::Simulator& simulator = loaded(s);
-    if (simulator.model().find_wheel(wheel) < 0) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("{}: no wheel named '{}'", simulator.model().name, wheel)};
-    }
+    require_known(simulator, simulator.model().find_wheel(wheel), "wheel", wheel);
     const hybridsim::Simulator::WheelState w = simulator.wheel_state(wheel);
     copy3(w.n_W, state->normal);
     copy3(w.t_lat_W, state->lateral);
@@ -501,10 +501,7 @@ hybridsim_status hybridsim_get_velocity_column(const hybridsim_simulator* sim, c
     require(body, "body");
     require(column, "column");
     hybridsim::Simulator& simulator = loaded(s);
-    if (simulator.model().find_body(body) < 0) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("{}: no body named '{}'", simulator.model().name, body)};
-    }
+    require_known(simulator, simulator.model().find_body(body), "body", body);
     *column = simulator.velocity_column(body);
     return HYBRIDSIM_OK;
   });
@@ -577,10 +574,8 @@ hybridsim_status hybridsim_get_friction_cone(hybridsim_simulator* sim,
 namespace {
 
 void require_bilateral(const hybridsim::Simulator& simulator, const char* name) {
-  if (simulator.model().find_bilateral_contact(name) < 0) {
-    throw CallError{HYBRIDSIM_ERROR_NOT_FOUND, fmt::format("{}: no bilateral contact named '{}'",
-                                                           simulator.model().name, name)};
-  }
+  require_known(simulator, simulator.model().find_bilateral_contact(name), "bilateral contact",
+                name);
 }
 
 void copy_wrench(const hybridsim::Simulator::ConstraintWrench& w, double force[3], double torque[3],
@@ -623,10 +618,7 @@ hybridsim_status hybridsim_get_joint_wrench(const hybridsim_simulator* sim, cons
     require(torque, "torque");
     require(point, "point");
     hybridsim::Simulator& simulator = loaded(s);
-    if (simulator.model().find_joint(joint) < 0) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("{}: no joint named '{}'", simulator.model().name, joint)};
-    }
+    require_known(simulator, simulator.model().find_joint(joint), "joint", joint);
     copy_wrench(simulator.joint_wrench(joint), force, torque, point);
     return HYBRIDSIM_OK;
   });

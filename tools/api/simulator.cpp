@@ -430,6 +430,7 @@ void Simulator::set_bilateral(std::string_view name, bool on) {
 }
 
 bool Simulator::bilateral_on(std::string_view name) const {
+  impl_->ensure_started();  // a rule may switch it on at the start
   const MultibodySystem& scene = impl_->scene();
   return scene.bilateral_on(find_bilateral(scene.model(), name));
 }

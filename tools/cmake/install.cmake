@@ -47,7 +47,7 @@ configure_package_config_file(tools/cmake/hybridsimConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/hybridsimConfig.cmake
   INSTALL_DESTINATION ${HYBRIDSIM_INSTALL_CMAKE})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/hybridsimConfigVersion.cmake
-  COMPATIBILITY SameMajorVersion)
+  COMPATIBILITY SameMinorVersion)  # before 1.0 the ABI changes with the minor version
 install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/hybridsimConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/hybridsimConfigVersion.cmake

@@ -71,7 +71,8 @@ typedef struct hybridsim_statistics {
   long nonlinear_iters;      /* nonlinear solver iterations */
   long nonlinear_conv_fails; /* nonlinear solver convergence failures */
   long state_events;         /* instants at which a crossing function triggered */
-  long time_events;          /* input breakpoints and host input changes */
+  long time_events;          /* input breakpoints, host input changes, bilateral switches at a
+                                time or by the host */
   long contact_starts;       /* contact_start records */
   long contact_ends;         /* contact_end records */
   long restarts;             /* integrator re-initialisations */
@@ -92,7 +93,8 @@ typedef enum hybridsim_event_kind {
 } hybridsim_event_kind;
 
 /* One event record (docs/outputs.md, events JSONL). Strings point into the simulator and stay
- * valid until the next call that advances, steps, sets or releases an input, clears events,
+ * valid until the next call that advances, steps, sets or releases an input, switches a
+ * bilateral contact, clears events,
  * loads a scene or frees the handle.
  * Numbers that do not apply to the kind are NaN. */
 typedef struct hybridsim_event {
@@ -110,8 +112,8 @@ typedef struct hybridsim_event {
 
 /* Contact-law results of one pair in contact, world frame W. The contacts are a snapshot taken
  * by hybridsim_get_contact_count; its strings stay valid until the next get_contact_count, load or
- * free. After an advance, step or input change the snapshot is dropped: call get_contact_count
- * again (get_contact returns HYBRIDSIM_ERROR_NOT_FOUND until then). */
+ * free. After an advance, step, input change or bilateral switch the snapshot is dropped: call
+ * get_contact_count again (get_contact returns HYBRIDSIM_ERROR_NOT_FOUND until then). */
 typedef struct hybridsim_contact {
   const char* shape_a;      /* "body/shape" of A */
   const char* shape_b;      /* "body/shape" of B */

@@ -188,7 +188,7 @@ class Simulator {
   using RowMajorJacobian = Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>;
   void contact_jacobian(std::uint64_t pair, int slot, Eigen::Ref<RowMajorJacobian> jacobian,
                         Eigen::Ref<Vec6> drift) const;
-  // The linearised friction cone of a contact (core/contact_jacobian.hpp: compute_friction_cone):
+  // The linearised friction cone of a contact (core/friction_cone.hpp: compute_friction_cone):
   // edges x 3, C f <= 0 for a force f on B (W) inside it, on the contact's normal, tangent1 and mu.
   static Eigen::MatrixX3d friction_cone(
       const ContactFrame& contact, int edges = 6,
