@@ -136,12 +136,54 @@ MapReader::MapReader(const YAML::Node& node, std::string path, const YamlSource&
   }
 }
 
+namespace {
+
+SceneKeyLog* g_scene_key_log = nullptr;
+
+void log_scene_key(const std::string& path, const std::string& key) {
+  if (g_scene_key_log == nullptr) return;
+  const std::string section = scene_key_section(path);
+  // The keys of `materials` are the materials' names.
+  g_scene_key_log->emplace(section, section == "materials" ? "<name>" : key);
+}
+
+}  // namespace
+
+void set_scene_key_log(SceneKeyLog* log) {
+  g_scene_key_log = log;
+}
+
+std::string scene_key_section(const std::string& path) {
+  std::string section;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '[') {
+      section += "[]";
+      i = path.find(']', i);
+      if (i == std::string::npos) break;
+    } else {
+      section += path[i];
+    }
+  }
+  if (section.starts_with("materials.")) section = "materials.<name>";
+  // Signal maps, wherever they are: inputs[].signal, bodies[].prescribed.*.signal,
+  // joints[].servo.velocity and .position.
+  for (const std::string_view marker : {".signal", ".servo.velocity", ".servo.position"}) {
+    const auto at = section.find(marker);
+    if (at != std::string::npos) {
+      return "<signal>" + section.substr(at + marker.size());
+    }
+  }
+  return section;
+}
+
 bool MapReader::has(const std::string& key) const {
+  log_scene_key(path_, key);
   const YAML::Node value = node_[key];
   return value.IsDefined() && !value.IsNull();
 }
 
 YAML::Node MapReader::get(const std::string& key) {
+  log_scene_key(path_, key);
   used_.insert(key);
   return node_[key];
 }

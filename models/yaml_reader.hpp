@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -31,6 +32,14 @@ std::string describe_yaml_value(const YAML::Node& node);
 
 // The key path of a list's element for messages: "path[index]".
 std::string indexed(const std::string& path, std::size_t index);
+
+// The keys the loader asks for, by section: the path of their map with list indices as "[]" and
+// the names of `materials` entries as "<name>" ("bodies[].shapes[]", "materials.<name>"). When a
+// log is set (the scene-format reference's test), every MapReader records each key it is asked
+// for, given or not. Not thread-safe: for tests.
+using SceneKeyLog = std::set<std::pair<std::string, std::string>>;
+void set_scene_key_log(SceneKeyLog* log);
+std::string scene_key_section(const std::string& path);
 
 class MapReader {
  public:

@@ -14,6 +14,7 @@
 
 #include "hybridsim/version.h"
 #include "integrators/integrator.hpp"
+#include "models/scene_keys.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/batch/batch_command.hpp"
 #include "tools/bench_command.hpp"
@@ -107,6 +108,9 @@ int main(int argc, char** argv) {
       ->add_option("--overlap", check.overlap, "Initial overlaps deeper than this (m) are warnings")
       ->capture_default_str();
 
+  CLI::App* reference_app = app.add_subcommand(
+      "reference", "Print the scene format's reference (every key; docs/scene-reference.md)");
+
   hybridsim::MergeCommandOptions merge;
   CLI::App* merge_app =
       app.add_subcommand("batch-merge", "Join the result sets of batch shards into one");
@@ -135,6 +139,10 @@ int main(int argc, char** argv) {
       }
       if (info.fixed_step) std::cout << fmt::format("{:<20}   needs step_size, s\n", "");
     }
+    return 0;
+  }
+  if (*reference_app) {
+    std::cout << hybridsim::format_scene_reference();
     return 0;
   }
   if (*catalog_app) {
