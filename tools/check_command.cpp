@@ -53,6 +53,7 @@ json body_json(const Model& model, const Body& body) {
   b["name"] = body.name;
   b["kind"] = body.fixed ? "fixed" : body.prescribed ? "prescribed" : "free";
   b["position"] = vec3(body.p_WB);
+  b["orientation"] = json::array({body.q_WB.w(), body.q_WB.x(), body.q_WB.y(), body.q_WB.z()});
   if (!body.fixed) {
     b["mass"] = body.mass;
     b["center_of_mass"] = vec3(body.p_BCom_B);
@@ -67,6 +68,14 @@ json body_json(const Model& model, const Body& body) {
                   {"geometry", shape_geometry(s)},
                   {"material", model.materials[static_cast<std::size_t>(s.material)].name},
                   {"collision", s.collision}};
+    // The shape frame in the body frame (JSON only: for tools that draw the scene).
+    const Quat q_BS(s.X_BS.rotation);
+    shape["position"] = vec3(s.X_BS.translation);
+    shape["orientation"] = json::array({q_BS.w(), q_BS.x(), q_BS.y(), q_BS.z()});
+    if (s.type == ShapeType::convex && s.hull) {
+      shape["hull_vertices"] = json::array();  // shape frame, m
+      for (const Vec3& v : s.hull->vertices_S) shape["hull_vertices"].push_back(vec3(v));
+    }
     if (s.contact_material != s.material) {
       shape["contact_material"] =
           model.materials[static_cast<std::size_t>(s.contact_material)].name;

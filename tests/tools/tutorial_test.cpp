@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "models/scene_loader.hpp"
 
 namespace hybridsim {
 namespace {
@@ -74,6 +75,20 @@ TEST_CASE("docs/tutorial.md: every file and command runs and prints what the pag
       }
       CHECK(found);
     }
+  }
+}
+
+TEST_CASE("docs/gallery.md: every catalog scene with its picture, reference and command") {
+  // Regenerate with: /usr/bin/python3 tools/make_gallery.py build/tools/hybridsim
+  const fs::path docs = fs::path(HYBRIDSIM_MODELS_DIR) / ".." / "docs";
+  const std::string page = testing::read_file(docs / "gallery.md");
+  for (const CatalogEntry& entry : list_catalog()) {
+    CAPTURE(entry.name);
+    CHECK(page.find("\n## " + entry.name + "\n") != std::string::npos);
+    CHECK(page.find("(gallery/" + entry.name + ".png)") != std::string::npos);
+    CHECK(page.find("`build/tools/hybridsim run " + entry.name + " ") != std::string::npos);
+    if (!entry.reference.empty()) CHECK(page.find(entry.reference) != std::string::npos);
+    CHECK(fs::file_size(docs / "gallery" / (entry.name + ".png")) > 1000);
   }
 }
 
