@@ -294,6 +294,9 @@ HybridLoop::Stop HybridLoop::advance(double target, bool stop_at_event, bool sin
         return Stop::halted;
       }
       t_integrator_ = step.t;
+      if (options_.progress_time != nullptr) {
+        options_.progress_time->store(t_integrator_, std::memory_order_relaxed);
+      }
       integrator_.current_state(x_integrator_);
       // The bound that keeps contacts from being stepped over depends on the current speeds.
       integrator_.set_max_step(std::min(options_.integrator.max_step,

@@ -26,6 +26,9 @@ struct SimulationOptions {
   // Set (nonzero) from outside, a signal handler say, to stop the run after the step under way,
   // with SimulationStatus::interrupted and everything computed so far kept. Not owned.
   const std::atomic<int>* interrupt = nullptr;
+  // Set from outside (not owned): the loop stores the integrator's time (s) here after every
+  // step, so that another thread can show progress between outputs, and a stalling run shows.
+  std::atomic<double>* progress_time = nullptr;
 };
 
 // How a run stands or ended. Anything but `ok` is final: the state is the last one computed.
@@ -42,11 +45,12 @@ std::string_view to_string(SimulationStatus status);
 // Counters of a run, summed over every integrator restart.
 struct SimulationResult {
   SimulationStatus status = SimulationStatus::ok;
-  std::string message;          // why the run stopped early; empty when ok
-  double t_end = 0.0;           // s, where the state was last computed
-  IntegratorStats stats;        // integrator counters summed over all segments
-  long state_events = 0;        // instants at which a crossing function triggered
-  long time_events = 0;  // input breakpoints, host input changes, bilateral switches by time or host
+  std::string message;    // why the run stopped early; empty when ok
+  double t_end = 0.0;     // s, where the state was last computed
+  IntegratorStats stats;  // integrator counters summed over all segments
+  long state_events = 0;  // instants at which a crossing function triggered
+  long time_events =
+      0;  // input breakpoints, host input changes, bilateral switches by time or host
   long contact_starts = 0;      // contact_start records over all events
   long contact_ends = 0;        // contact_end records over all events
   long bilateral_switches = 0;  // bilateral_on and bilateral_off records over all events

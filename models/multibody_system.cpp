@@ -581,26 +581,31 @@ std::span<const BodyKinematics> MultibodySystem::compute_kinematics(ConstVectorR
 }
 
 double MultibodySystem::compute_energy(ConstVectorRef x) {
+  const EnergyParts parts = compute_energy_parts(x);
+  return parts.kinetic + parts.potential + parts.elastic;
+}
+
+MultibodySystem::EnergyParts MultibodySystem::compute_energy_parts(ConstVectorRef x) {
   update_kinematics(x.data());
-  double energy = 0.0;
+  EnergyParts energy;
   for (std::size_t i = 0; i < model_.bodies.size(); ++i) {
     const Body& body = model_.bodies[i];
     if (body.fixed || body.prescribed) continue;  // a prescribed body's energy is external work
-    energy += compute_kinetic_energy(body, kinematics_[i]);
-    energy -= body.mass * model_.gravity_W.dot(kinematics_[i].p_WCom);
+    energy.kinetic += compute_kinetic_energy(body, kinematics_[i]);
+    energy.potential -= body.mass * model_.gravity_W.dot(kinematics_[i].p_WCom);
   }
   for (const Joint& joint : model_.joints) {
     if (joint.stiffness == 0.0) continue;
     const JointCoordinate q =
         compute_joint_coordinate(joint, kinematics_[joint.parent], kinematics_[joint.child]);
     const double stretch = q.position - joint.spring_reference;
-    energy += 0.5 * joint.stiffness * stretch * stretch;
+    energy.potential += 0.5 * joint.stiffness * stretch * stretch;
   }
   const double eps = contacts_.contact_eps();
   for (const auto& [id, pair] : contacts_.contacts()) {
     if (pair.law.observer) continue;  // no force, no stored energy
     const SignedDistance geometry = compute_point_geometry(model_, pair, X_WS_);
-    energy += compute_elastic_energy(pair.law, -(geometry.distance + eps));
+    energy.elastic += compute_elastic_energy(pair.law, -(geometry.distance + eps));
   }
   return energy;
 }

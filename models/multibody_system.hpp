@@ -91,6 +91,14 @@ class MultibodySystem final : public HybridSystem {
   // part is that of the pairs in contactDict now: evaluate it while the run is at x (an observer's
   // on_output), not afterwards for earlier states.
   double compute_energy(ConstVectorRef x);
+  // The same in its parts, J: kinetic; potential (gravitational and joint springs); elastic
+  // (contacts). Their sum is compute_energy.
+  struct EnergyParts {
+    double kinetic = 0.0;
+    double potential = 0.0;
+    double elastic = 0.0;
+  };
+  EnergyParts compute_energy_parts(ConstVectorRef x);
   // Kinematics of every body at x (world frame velocities and poses).
   std::span<const BodyKinematics> compute_kinematics(ConstVectorRef x);
   // Law results of the pairs in contact at x.

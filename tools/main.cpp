@@ -6,6 +6,8 @@
 //   hybridsim batch-merge DIRS      joins the result sets of batch shards
 //   hybridsim bench [SCENE...]      times catalog scenes (BENCHMARKS.md)
 //   hybridsim check SCENE           what the loader made of a scene, without running it
+//   hybridsim replay OUTDIR -o F    a run's 3-D replay page (and glTF) from its files
+//   hybridsim plot OUTDIR -o F      a run's summary figure, or chosen columns
 #include <iostream>
 
 #include <fmt/format.h>
@@ -19,6 +21,7 @@
 #include "tools/batch/batch_command.hpp"
 #include "tools/bench_command.hpp"
 #include "tools/check_command.hpp"
+#include "tools/replay_command.hpp"
 #include "tools/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -59,6 +62,19 @@ int main(int argc, char** argv) {
   run_app->add_option("--set", run.overrides, "Override a scene value: KEY=VALUE (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run_app->add_option("--out", run.out_directory,
+                      "Write every output into this folder: trajectory.csv, events.jsonl, "
+                      "contacts.csv, summary.json, diagnostics.csv (those not given)");
+  run_app->add_option("--diagnostics", run.diagnostics_path,
+                      "Diagnostics CSV: energy parts, contact count, steps, step size");
+  run_app->add_option("--replay", run.replay_path, "3-D replay page (self-contained HTML)");
+  run_app
+      ->add_option("--replay-budget", run.replay_budget_mb,
+                   "Size budget of the replay page, MB; frames are thinned to fit")
+      ->capture_default_str();
+  run_app->add_option("--gltf", run.gltf_path, "glTF 2.0 binary animation of the run (.glb)");
+  run_app->add_flag("--plot", run.plot,
+                    "Run summary figure next to the outputs (summary.png with --out)");
   run_app->add_option("--checkpoint", run.checkpoint_path,
                       "Write a checkpoint file (after an event, every --checkpoint-interval)");
   run_app
@@ -110,6 +126,35 @@ int main(int argc, char** argv) {
 
   CLI::App* reference_app = app.add_subcommand(
       "reference", "Print the scene format's reference (every key; docs/scene-reference.md)");
+
+  hybridsim::ReplayCommandOptions replay;
+  CLI::App* replay_app = app.add_subcommand(
+      "replay", "Write a run's 3-D replay page (and glTF) from its output folder or trajectory");
+  replay_app
+      ->add_option("input", replay.input, "Folder of hybridsim run --out, or a trajectory CSV")
+      ->required();
+  replay_app->add_option("-o,--output", replay.output_html, "Replay page (.html)");
+  replay_app->add_option("--gltf", replay.output_gltf, "glTF 2.0 binary animation (.glb)");
+  replay_app->add_option("--scene", replay.scene,
+                         "The run's scene (default: the summary's source)");
+  replay_app
+      ->add_option("--set", replay.overrides, "Override a scene value: KEY=VALUE (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  replay_app->add_option("--events", replay.events, "Events JSON-lines file");
+  replay_app->add_option("--contacts", replay.contacts, "Contacts CSV file");
+  replay_app->add_option("--summary", replay.summary, "Summary JSON file");
+  replay_app->add_option("--budget", replay.budget_mb, "Size budget of the page, MB")
+      ->capture_default_str();
+
+  hybridsim::PlotCommandOptions plot;
+  CLI::App* plot_app = app.add_subcommand(
+      "plot", "Plot a run's output folder: the run summary figure, or --y columns against --x");
+  plot_app->add_option("input", plot.input, "Folder of hybridsim run --out")->required();
+  plot_app->add_option("-o,--output", plot.output, "Figure (.png or .svg)")->required();
+  plot_app->add_option("--y", plot.y,
+                       "Columns, comma-separated: body.NAME.Q, energy.total, contacts.count, ...");
+  plot_app->add_option("--x", plot.x, "Column of the x axis")->capture_default_str();
 
   hybridsim::MergeCommandOptions merge;
   CLI::App* merge_app =
@@ -164,6 +209,8 @@ int main(int argc, char** argv) {
   }
   if (*bench_app) return hybridsim::bench_command(bench);
   if (*check_app) return hybridsim::check_command(check);
+  if (*replay_app) return hybridsim::replay_command(replay);
+  if (*plot_app) return hybridsim::plot_command(plot);
   if (*merge_app) {
     merge.plots = !no_plots;
     return hybridsim::batch_merge_command(merge);

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -24,6 +26,8 @@ nlohmann::json to_json(const Vec3& v) {
 nlohmann::json number_or_null(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
+
+}  // namespace
 
 nlohmann::json event_record_json(const EventRecord& record) {
   nlohmann::json line;
@@ -59,6 +63,8 @@ nlohmann::json event_record_json(const EventRecord& record) {
   return line;
 }
 
+namespace {
+
 std::ofstream open_output(const std::string& path) {
   std::ofstream file(path);
   if (!file) throw InputError(fmt::format("{}: cannot open for writing", path));
@@ -69,12 +75,13 @@ std::ofstream open_output(const std::string& path) {
 
 RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double start_time,
                      double stop_time)
-    : system_(system),
-      outputs_(outputs),
-      start_time_(start_time),
-      stop_time_(stop_time),
-      started_(std::chrono::steady_clock::now()),
-      last_progress_(started_) {
+    : system_(system), outputs_(outputs), recorder_(system, true) {
+  if (outputs.progress) progress_ = std::make_unique<ProgressBar>(start_time, stop_time);
+  if (!outputs.diagnostics_path.empty()) {
+    diagnostics_ = open_output(outputs.diagnostics_path);
+    diagnostics_ << "t,energy.total,energy.kinetic,energy.potential,energy.elastic,"
+                    "contacts.count,steps,step_size\n";
+  }
   if (!outputs.trajectory_path.empty()) {
     trajectory_ = open_output(outputs.trajectory_path);
     trajectory_ << "t";
@@ -200,14 +207,65 @@ void RunWriter::on_output(double t, const VectorX& x) {
     initial_energy_ = system_.compute_energy(x);
     have_initial_energy_ = true;
   }
+  if (!start_checked_) collect_start_warnings(t, x);
   if (trajectory_.is_open()) write_trajectory_row(t, x);
   if (contacts_.is_open()) write_contact_rows(t, x);
-  update_progress(t);
+  if (diagnostics_.is_open()) write_diagnostics_row(t, x);
+  if (outputs_.record_replay) recorder_.on_output(t, x);
+}
+
+void RunWriter::add_warning(double t, const std::string& kind, const std::string& message) {
+  const nlohmann::json warning = {{"t", t}, {"kind", kind}, {"message", message}};
+  warnings_.push_back(warning);
+  if (outputs_.record_replay) recorder_.on_warning(warning);
+}
+
+void RunWriter::collect_start_warnings(double t, const VectorX& x) {
+  start_checked_ = true;
+  const Model& model = system_.model();
+  for (const std::string& warning : model.warnings) add_warning(t, "load", warning);
+  // Deeper than the contact law's own equilibrium in any catalog scene (check's default).
+  constexpr double kOverlapWarning = 1e-4;  // m
+  // One warning per shape pair: its deepest point, the force of all its points.
+  std::map<std::uint64_t, std::pair<double, double>> overlaps;  // pair -> depth (m), force (N)
+  std::map<std::uint64_t, std::pair<int, int>> shapes;
+  for (const ContactResult& r : system_.compute_contact_results(x)) {
+    const double depth = r.penetration + model.contact.contact_eps;
+    auto& [deepest, force] = overlaps.try_emplace(r.pair, 0.0, 0.0).first->second;
+    deepest = std::max(deepest, depth);
+    force += r.normal_force;
+    shapes[r.pair] = {r.shape_a, r.shape_b};
+  }
+  for (const auto& [pair, overlap] : overlaps) {
+    if (overlap.first <= kOverlapWarning) continue;
+    add_warning(t, "initial_overlap",
+                fmt::format("{} and {} overlap by {:.4g} m at the start: the contact law pushes "
+                            "them apart with {:.4g} N at once",
+                            model.shape_label(shapes[pair].first),
+                            model.shape_label(shapes[pair].second), overlap.first, overlap.second));
+  }
+}
+
+void RunWriter::write_diagnostics_row(double t, const VectorX& x) {
+  const MultibodySystem::EnergyParts energy = system_.compute_energy_parts(x);
+  const long steps = loop_ != nullptr ? loop_->result().stats.steps : 0;
+  // The mean step over the interval since the row before (no step taken: empty).
+  std::string step_size;
+  if (steps > last_diagnostics_steps_ && !std::isnan(last_diagnostics_time_)) {
+    step_size = fmt::format("{:.17g}", (t - last_diagnostics_time_) /
+                                           static_cast<double>(steps - last_diagnostics_steps_));
+  }
+  diagnostics_ << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{}\n", t,
+                              energy.kinetic + energy.potential + energy.elastic, energy.kinetic,
+                              energy.potential, energy.elastic,
+                              system_.contact_handler().contacts().size(), steps, step_size);
+  last_diagnostics_time_ = t;
+  last_diagnostics_steps_ = steps;
 }
 
 void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
   if (outputs_.log_events) std::cout << format_event_log_entry(instant);
-  if (events_.is_open()) {
+  if (events_.is_open() || outputs_.record_replay) {
     const Model& model = system_.model();
     std::vector<MultibodySystem::WheelOutput> wheels;  // at x, computed once if a wheel is met
     for (const EventRecord& record : instant.outcome.records) {
@@ -232,7 +290,8 @@ void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
                          {"R_omega", state.R_omega},
                          {"normal_force", wheels[w].normal_force}};
       }
-      events_ << line.dump() << '\n';
+      if (events_.is_open()) events_ << line.dump() << '\n';
+      if (outputs_.record_replay) recorder_.on_event_record(line, x);
     }
   }
   // One trajectory row at each event after the initialisation (the state does not jump).
@@ -241,24 +300,8 @@ void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
   }
 }
 
-void RunWriter::update_progress(double t) {
-  if (!outputs_.progress) return;
-  const auto now = std::chrono::steady_clock::now();
-  const double since_start = std::chrono::duration<double>(now - started_).count();
-  const double since_last = std::chrono::duration<double>(now - last_progress_).count();
-  // Shown only for runs longer than a second, refreshed ten times a second.
-  if (since_start < 1.0 || since_last < 0.1) return;
-  last_progress_ = now;
-  const double fraction = std::clamp((t - start_time_) / (stop_time_ - start_time_), 0.0, 1.0);
-  const int width = 40;
-  const int filled = static_cast<int>(fraction * width);
-  std::fprintf(stderr, "\r[%s%s] %5.1f%%  t = %.6g s  %.1f s", std::string(filled, '#').c_str(),
-               std::string(width - filled, ' ').c_str(), 100.0 * fraction, t, since_start);
-  progress_shown_ = true;
-}
-
 std::vector<std::string> RunWriter::finish() {
-  if (progress_shown_) std::fprintf(stderr, "\n");
+  if (progress_) progress_->stop();
   std::vector<std::string> failed;
   const auto close = [&failed](std::ofstream& file, const std::string& path) {
     if (!file.is_open()) return;
@@ -268,6 +311,7 @@ std::vector<std::string> RunWriter::finish() {
   close(trajectory_, outputs_.trajectory_path);
   close(events_, outputs_.events_path);
   close(contacts_, outputs_.contacts_path);
+  close(diagnostics_, outputs_.diagnostics_path);
   return failed;
 }
 

@@ -12,6 +12,8 @@
 
 #include "integrators/hybrid_loop.hpp"
 #include "models/multibody_system.hpp"
+#include "tools/progress_bar.hpp"
+#include "tools/replay/replay_recording.hpp"
 
 namespace hybridsim {
 
@@ -26,6 +28,9 @@ struct RunOutputs {
   // Contacts CSV columns, last: tangent1_x .. tangent2_z, mu, mu2 (the friction law's frame).
   bool contact_frames = false;
   bool progress = false;  // progress bar on stderr
+  // Diagnostics CSV at each output: energy in parts, contact count, steps and step size.
+  std::string diagnostics_path;
+  bool record_replay = false;  // keep poses, events and contact forces for a replay or glTF
 };
 
 // Observes a run and writes every output as it comes, so that a run that stops early keeps what
@@ -43,6 +48,16 @@ class RunWriter final : public SimulationObserver {
   std::vector<std::string> finish();
 
   double initial_energy() const { return initial_energy_; }
+  // Where the loop publishes its time for the progress bar (SimulationOptions::progress_time);
+  // null without one.
+  std::atomic<double>* progress_time() { return progress_ ? progress_->time() : nullptr; }
+  // Where the diagnostics read the integrator's step count (the loop, once it exists).
+  void set_step_source(const HybridLoop* loop) { loop_ = loop; }
+  // The warnings of the run (the summary's "warnings"): the loader's (kind "load", at the start)
+  // and initial overlaps deeper than 1e-4 m ("initial_overlap"), as `hybridsim check` reports.
+  const nlohmann::json& warnings() const { return warnings_; }
+  // The run so far, when RunOutputs::record_replay.
+  const ReplayRecording& replay_recording() const { return recorder_.recording(); }
   // A resumed run: the energy at the original start (the first output here is a later one).
   void set_initial_energy(double energy) {
     initial_energy_ = energy;
@@ -53,21 +68,29 @@ class RunWriter final : public SimulationObserver {
   void write_trajectory_row(double t, const VectorX& x);
   std::vector<MultibodySystem::ConstraintWrench> constraint_wrenches_;  // per joint, bilateral
   void write_contact_rows(double t, const VectorX& x);
-  void update_progress(double t);
+  void write_diagnostics_row(double t, const VectorX& x);
+  void collect_start_warnings(double t, const VectorX& x);
+  void add_warning(double t, const std::string& kind, const std::string& message);
 
   MultibodySystem& system_;
   RunOutputs outputs_;
   std::ofstream trajectory_;
   std::ofstream events_;
   std::ofstream contacts_;
-  double start_time_;
-  double stop_time_;
   double initial_energy_ = kNaN;
   bool have_initial_energy_ = false;
-  std::chrono::steady_clock::time_point started_;
-  std::chrono::steady_clock::time_point last_progress_;
-  bool progress_shown_ = false;
+  std::unique_ptr<ProgressBar> progress_;  // when RunOutputs::progress
+  std::ofstream diagnostics_;
+  const HybridLoop* loop_ = nullptr;
+  double last_diagnostics_time_ = kNaN;
+  long last_diagnostics_steps_ = 0;
+  ReplayRecorder recorder_;
+  nlohmann::json warnings_ = nlohmann::json::array();
+  bool start_checked_ = false;
 };
+
+// The line of an event record in the events file.
+nlohmann::json event_record_json(const EventRecord& record);
 
 // The summary JSON of a finished run.
 // The summary's "stats": the run's counters (spec/outputs.md).

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -18,6 +19,11 @@
 #include "models/scene_loader.hpp"
 #include "tools/checkpoint_file.hpp"
 #include "tools/output_writers.hpp"
+#include "tools/replay/gltf_writer.hpp"
+#include "tools/replay/replay_page.hpp"
+#include "tools/replay_command.hpp"
+
+namespace fs = std::filesystem;
 
 namespace hybridsim {
 namespace {
@@ -78,10 +84,99 @@ class StopOnSignals {
   void (*previous_terminate_)(int) = SIG_DFL;
 };
 
+// --out DIR fills in the paths not given; --plot needs the diagnostics and a place for the
+// figure. Checked before the run, so that a long run does not end in a refusal.
+struct ResolvedOutputs {
+  RunCommandOptions options;
+  std::string figure_path;  // the run summary figure, with --plot
+};
+
+ResolvedOutputs resolve_outputs(const RunCommandOptions& given) {
+  ResolvedOutputs resolved{given, ""};
+  RunCommandOptions& options = resolved.options;
+  if (!options.out_directory.empty()) {
+    std::error_code error;
+    fs::create_directories(options.out_directory, error);
+    if (error) {
+      throw InputError(fmt::format("--out {}: cannot create the folder: {}", options.out_directory,
+                                   error.message()));
+    }
+    const fs::path folder(options.out_directory);
+    for (auto [path, name] : {std::pair{&options.trajectory_path, "trajectory.csv"},
+                              std::pair{&options.events_path, "events.jsonl"},
+                              std::pair{&options.contacts_path, "contacts.csv"},
+                              std::pair{&options.summary_path, "summary.json"},
+                              std::pair{&options.diagnostics_path, "diagnostics.csv"}}) {
+      if (path->empty()) *path = (folder / name).string();
+    }
+    if (options.plot) resolved.figure_path = (folder / "summary.png").string();
+  } else if (options.plot) {
+    if (options.trajectory_path.empty()) {
+      throw InputError(
+          "--plot writes the figure next to the outputs: give --out DIR (or "
+          "--trajectory FILE)");
+    }
+    const fs::path stem = fs::path(options.trajectory_path).replace_extension();
+    if (options.diagnostics_path.empty()) {
+      options.diagnostics_path = stem.string() + ".diagnostics.csv";
+    }
+    resolved.figure_path = stem.string() + ".summary.png";
+  }
+  if (!options.replay_path.empty()) {
+    if (!(options.replay_budget_mb > 0.0)) {
+      throw InputError(fmt::format("--replay-budget {}: must be a positive number of MB",
+                                   options.replay_budget_mb));
+    }
+    const std::string three = three_js_directory() + "/build/three.min.js";
+    if (!fs::is_regular_file(three)) {
+      throw InputError(
+          fmt::format("--replay: {} is missing; the replay page inlines three.js "
+                      "from Debian's libjs-three (apt-get install libjs-three)",
+                      three));
+    }
+  }
+  return resolved;
+}
+
+// The replay page, the glTF and the figure, after the run (whatever its status: they show what
+// was computed). Returns the outputs that could not be written.
+std::vector<std::string> write_pictures(const Model& model, const ResolvedOutputs& resolved,
+                                        const RunWriter& writer) {
+  const RunCommandOptions& options = resolved.options;
+  std::vector<std::string> failed;
+  if (!options.replay_path.empty()) {
+    ReplayPageOptions page;
+    page.size_budget_bytes = options.replay_budget_mb * 1e6;
+    page.title = model.name;
+    try {
+      write_replay_page(model, writer.replay_recording(), page, options.replay_path);
+    } catch (const InputError& error) {
+      std::cerr << "hybridsim: " << error.what() << '\n';
+      failed.push_back(options.replay_path);
+    }
+  }
+  if (!options.gltf_path.empty()) {
+    try {
+      write_gltf(model, writer.replay_recording(), options.gltf_path);
+    } catch (const InputError& error) {
+      std::cerr << "hybridsim: " << error.what() << '\n';
+      failed.push_back(options.gltf_path);
+    }
+  }
+  if (!resolved.figure_path.empty()) {
+    RunFiles files{options.trajectory_path, options.events_path, options.contacts_path,
+                   options.summary_path, options.diagnostics_path};
+    if (make_run_figure(files, resolved.figure_path) != 0) failed.push_back(resolved.figure_path);
+  }
+  return failed;
+}
+
 }  // namespace
 
-int run_command(const RunCommandOptions& options) {
+int run_command(const RunCommandOptions& given_options) {
   try {
+    const ResolvedOutputs resolved = resolve_outputs(given_options);
+    const RunCommandOptions& options = resolved.options;
     const Model model = load_scene_file(options.scene, options.overrides);
     SimulationOptions sim = command_simulation_options(model, options);
     const std::string integrator_name = options.integrator.value_or(model.simulation.integrator);
@@ -96,6 +191,8 @@ int run_command(const RunCommandOptions& options) {
     outputs.constraint_wrenches = options.constraint_wrenches;
     outputs.contact_frames = options.contact_frames;
     outputs.progress = options.progress || (!options.quiet && isatty(STDERR_FILENO) != 0);
+    outputs.diagnostics_path = options.diagnostics_path;
+    outputs.record_replay = !options.replay_path.empty() || !options.gltf_path.empty();
     std::ofstream summary_file;
     if (!options.summary_path.empty()) {
       summary_file.open(options.summary_path);
@@ -124,7 +221,9 @@ int run_command(const RunCommandOptions& options) {
 
     const StopOnSignals stop_on_signals;
     sim.interrupt = &stop_signal;
+    sim.progress_time = writer.progress_time();
     HybridLoop simulator(system, *integrator, sim);
+    writer.set_step_source(&simulator);
     if (checkpoints) simulator.set_checkpoint_sink(&*checkpoints);
     const auto started = std::chrono::steady_clock::now();
     if (resumed) {
@@ -154,6 +253,11 @@ int run_command(const RunCommandOptions& options) {
     if (summary_file.is_open()) {
       nlohmann::json summary = make_summary(system, sim, integrator_name, result, simulator.state(),
                                             writer.initial_energy(), wall_time);
+      // Where the scene came from, so that `hybridsim replay` can load it again.
+      const bool is_file = fs::is_regular_file(options.scene);
+      summary["source"] = is_file ? fs::absolute(options.scene).string() : options.scene;
+      summary["overrides"] = options.overrides;
+      summary["warnings"] = writer.warnings();
       if (resumed) {
         summary["resumed_at"] = resumed->checkpoint.t;
         summary["wall_time_total_s"] = resumed->wall_time_s + wall_time;
@@ -161,6 +265,9 @@ int run_command(const RunCommandOptions& options) {
       summary_file << summary.dump(2) << '\n';
       summary_file.flush();
       if (!summary_file) unwritten.push_back(options.summary_path);
+    }
+    for (const std::string& path : write_pictures(model, resolved, writer)) {
+      unwritten.push_back(path);
     }
     if (!options.quiet) {
       std::cout << fmt::format(

@@ -13,6 +13,11 @@ struct RunCommandOptions {
   std::optional<std::string> table, linear_solver;
   std::optional<double> rtol, atol, stop_time, output_interval, step_size;
   std::string trajectory_path, events_path, summary_path, contacts_path;
+  // --out DIR: every output there under its usual name (unless given); the diagnostics CSV.
+  std::string out_directory, diagnostics_path;
+  std::string replay_path, gltf_path;  // replay page (HTML) and glTF binary, written at the end
+  double replay_budget_mb = 20.0;
+  bool plot = false;  // the run summary figure next to the outputs
   bool log_events = false;
   bool constraint_wrenches = false;  // trajectory columns <name>.fx .. .tz (and .on)
   bool contact_frames = false;       // contacts CSV columns tangent1_x .. mu2

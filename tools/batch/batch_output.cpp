@@ -1,8 +1,5 @@
 #include "tools/batch/batch_output.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "tools/python_script.hpp"
 
 namespace hybridsim::batch {
 namespace fs = std::filesystem;
@@ -29,18 +27,6 @@ std::string csv_field(const nlohmann::ordered_json& value) {
     quoted += c;
   }
   return quoted + "\"";
-}
-
-// The plot script: installed beside the catalog, else the source tree's.
-std::string plot_script() {
-  std::error_code error;
-  const fs::path executable = fs::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    const fs::path installed =
-        executable.parent_path().parent_path() / "share" / "hybridsim" / "plot_batch.py";
-    if (fs::is_regular_file(installed)) return installed.string();
-  }
-  return HYBRIDSIM_PLOT_SCRIPT;
 }
 
 }  // namespace
@@ -103,23 +89,8 @@ std::pair<ResultHeader, std::vector<Row>> read_results(const std::string& direct
 }
 
 bool make_plots(const std::string& directory) {
-  const std::string script = plot_script();
-  std::fflush(nullptr);
-  // Debian's python3 (where python3-matplotlib installs), unless HYBRIDSIM_PYTHON names another.
-  const char* override = std::getenv("HYBRIDSIM_PYTHON");
-  const std::string python = override != nullptr              ? override
-                             : fs::exists("/usr/bin/python3") ? "/usr/bin/python3"
-                                                              : "python3";
-  const pid_t child = fork();
-  if (child == 0) {
-    execlp(python.c_str(), python.c_str(), script.c_str(), directory.c_str(),
-           static_cast<char*>(nullptr));
-    std::perror("hybridsim batch: cannot start python3 for the plots");
-    _exit(127);
-  }
-  int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0) {
+  const std::string script = python_script_path("plot_batch.py", HYBRIDSIM_PLOT_SCRIPT);
+  if (run_python_script(script, {directory}) != 0) {
     std::fprintf(stderr,
                  "hybridsim batch: the plots and report were not made (%s failed; it needs "
                  "python3 with matplotlib); the results are written\n",

@@ -38,7 +38,7 @@ install(FILES
   integrators/simulation.hpp
   DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/integrators)
 install(FILES models/scene_loader.hpp DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/models)
-install(PROGRAMS tools/plot_batch.py DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim)
+install(PROGRAMS tools/plot_batch.py tools/plot_run.py DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim)
 install(DIRECTORY models/scenes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim/scenes
   FILES_MATCHING PATTERN "*.yaml" PATTERN "*.obj" PATTERN "*.pgm")
 
