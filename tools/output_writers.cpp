@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "events/event_log.hpp"
+#include "models/trajectory_row.hpp"
 
 namespace hybridsim {
 namespace {
@@ -85,22 +86,8 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
   if (!outputs.trajectory_path.empty()) {
     trajectory_ = open_output(outputs.trajectory_path);
     trajectory_ << "t";
-    for (const Body& body : system.model().bodies) {
-      for (const char* column :
-           {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"}) {
-        trajectory_ << ',' << body.name << '.' << column;
-      }
-    }
-    for (const Joint& joint : system.model().joints) {
-      trajectory_ << ',' << joint.name << ".q," << joint.name << ".qd";
-    }
-    trajectory_ << ",energy";
-    // Wheel columns come last, so that the columns of a scene without wheels stay as they were.
-    for (const Wheel& wheel : system.model().wheels) {
-      for (const char* column :
-           {"s_a", "s_b", "S_a", "alpha", "v_lon", "v_lat", "R_omega", "normal_force"}) {
-        trajectory_ << ",wheel." << wheel.name << '.' << column;
-      }
+    for (const std::string& name : trajectory_column_names(system.model())) {
+      trajectory_ << ',' << name;
     }
     if (outputs.constraint_wrenches) {
       const Model& model = system.model();
@@ -164,30 +151,10 @@ void RunWriter::write_contact_rows(double t, const VectorX& x) {
 RunWriter::~RunWriter() = default;
 
 void RunWriter::write_trajectory_row(double t, const VectorX& x) {
-  const auto kinematics = system_.compute_kinematics(x);
+  compute_trajectory_row(system_, x, trajectory_values_);
   std::string row = fmt::format("{:.17g}", t);
-  for (const BodyKinematics& k : kinematics) {
-    const Vec3& p = k.X_WB.translation;
-    // Velocity of the body origin (the state's), from the centre-of-mass velocity.
-    const Vec3 v = k.v_WCom_W + k.w_WB_W.cross(p - k.p_WCom);
-    const Vec3& w = k.w_WB_W;
-    row += fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", p.x(), p.y(),
-                       p.z(), k.q_WB.w(), k.q_WB.x(), k.q_WB.y(), k.q_WB.z());
-    row += fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", v.x(), v.y(), v.z(),
-                       w.x(), w.y(), w.z());
-  }
-  for (const JointCoordinate& q : system_.compute_joint_coordinates(x)) {
-    row += fmt::format(",{:.17g},{:.17g}", q.position, q.velocity);
-  }
-  row += fmt::format(",{:.17g}", system_.compute_energy(x));
-  if (!system_.model().wheels.empty()) {
-    for (const MultibodySystem::WheelOutput& wheel : system_.compute_wheel_outputs(x)) {
-      const WheelContactState& w = wheel.state;
-      row +=
-          fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", w.s_a,
-                      w.s_b, w.S_a, w.alpha, w.v_W_lon, w.v_W_lat, w.R_omega, wheel.normal_force);
-    }
-  }
+  for (const double value : trajectory_values_)
+    fmt::format_to(std::back_inserter(row), ",{:.17g}", value);
   if (!constraint_wrenches_.empty()) {
     system_.compute_constraint_wrenches(t, x, constraint_wrenches_);
     const std::size_t joints = system_.model().joints.size();

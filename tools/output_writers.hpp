@@ -67,6 +67,7 @@ class RunWriter final : public SimulationObserver {
  private:
   void write_trajectory_row(double t, const VectorX& x);
   std::vector<MultibodySystem::ConstraintWrench> constraint_wrenches_;  // per joint, bilateral
+  std::vector<double> trajectory_values_;  // one row's, reused
   void write_contact_rows(double t, const VectorX& x);
   void write_diagnostics_row(double t, const VectorX& x);
   void collect_start_warnings(double t, const VectorX& x);

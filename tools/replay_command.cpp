@@ -78,6 +78,10 @@ int replay_command(const ReplayCommandOptions& options) {
     if (options.output_html.empty() && options.output_gltf.empty()) {
       throw InputError("hybridsim replay: nothing to write (give -o FILE.html or --gltf FILE.glb)");
     }
+    if (!(options.budget_mb > 0.0)) {
+      throw InputError(
+          fmt::format("--budget {}: must be a positive number of MB", options.budget_mb));
+    }
     if (!options.output_html.empty()) {
       ReplayPageOptions page;
       page.size_budget_bytes = options.budget_mb * 1e6;
@@ -131,6 +135,9 @@ int plot_command(const PlotCommandOptions& options) {
   } catch (const InputError& error) {
     std::cerr << "hybridsim: " << error.what() << '\n';
     return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "hybridsim: error: " << error.what() << '\n';
+    return 3;
   }
 }
 

@@ -150,7 +150,7 @@ std::vector<std::string> write_pictures(const Model& model, const ResolvedOutput
     page.title = model.name;
     try {
       write_replay_page(model, writer.replay_recording(), page, options.replay_path);
-    } catch (const InputError& error) {
+    } catch (const std::exception& error) {
       std::cerr << "hybridsim: " << error.what() << '\n';
       failed.push_back(options.replay_path);
     }
@@ -158,7 +158,7 @@ std::vector<std::string> write_pictures(const Model& model, const ResolvedOutput
   if (!options.gltf_path.empty()) {
     try {
       write_gltf(model, writer.replay_recording(), options.gltf_path);
-    } catch (const InputError& error) {
+    } catch (const std::exception& error) {
       std::cerr << "hybridsim: " << error.what() << '\n';
       failed.push_back(options.gltf_path);
     }
@@ -166,7 +166,13 @@ std::vector<std::string> write_pictures(const Model& model, const ResolvedOutput
   if (!resolved.figure_path.empty()) {
     RunFiles files{options.trajectory_path, options.events_path, options.contacts_path,
                    options.summary_path, options.diagnostics_path};
-    if (make_run_figure(files, resolved.figure_path) != 0) failed.push_back(resolved.figure_path);
+    if (make_run_figure(files, resolved.figure_path) != 0) {
+      std::cerr << fmt::format(
+          "hybridsim: {}: the run summary figure was not made (it needs "
+          "python3 with matplotlib)\n",
+          resolved.figure_path);
+      failed.push_back(resolved.figure_path);
+    }
   }
   return failed;
 }

@@ -10,6 +10,7 @@
 #include "core/friction_cone.hpp"
 #include "integrators/hybrid_loop.hpp"
 #include "models/multibody_system.hpp"
+#include "models/trajectory_row.hpp"
 
 namespace hybridsim {
 namespace {
@@ -285,6 +286,14 @@ std::vector<ContactResult> Simulator::contact_results() const {
 
 double Simulator::energy() const {
   return impl_->scene().compute_energy(state());
+}
+
+std::vector<std::string> Simulator::trajectory_columns() const {
+  return trajectory_column_names(model());
+}
+
+void Simulator::trajectory_row(const VectorX& x, std::vector<double>& row) const {
+  compute_trajectory_row(impl_->scene(), x, row);
 }
 
 Vec3 Simulator::input_value(std::string_view input) const {

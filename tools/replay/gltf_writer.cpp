@@ -38,7 +38,7 @@ class GltfBuilder {
                                {"count", values.size() / static_cast<std::size_t>(components)},
                                {"type", type}};
     // Positions and animation inputs must carry their bounds.
-    if (with_bounds) {
+    if (with_bounds && !values.empty()) {
       std::vector<T> low(values.begin(), values.begin() + components);
       std::vector<T> high = low;
       for (std::size_t i = 0; i < values.size(); ++i) {
@@ -57,6 +57,7 @@ class GltfBuilder {
 
   // The GLB container: header, JSON chunk (padded with spaces), binary chunk (padded with 0).
   void write(const std::string& path) {
+    while (binary_.size() < 4) binary_.push_back(0);  // a buffer holds one byte at least
     json_["buffers"] = {{{"byteLength", binary_.size()}}};
     std::string text = json_.dump();
     while (text.size() % 4 != 0) text += ' ';
@@ -152,13 +153,17 @@ void write_gltf(const Model& model, const ReplayRecording& recording, const std:
     const std::vector<ReplayRecording::BodyKey> track = body_track(recording, static_cast<int>(b));
     nlohmann::json node = {{"name", body.name}};
     if (mesh >= 0) node["mesh"] = mesh;
-    const BodyPose& first = track.front().pose;
+    // A recording without frames leaves the body at its scene pose, unanimated.
+    const BodyPose first =
+        track.empty() ? BodyPose{body.p_WB.x(), body.p_WB.y(), body.p_WB.z(), body.q_WB.w(),
+                                 body.q_WB.x(), body.q_WB.y(), body.q_WB.z()}
+                      : track.front().pose;
     node["translation"] = {first[0], first[1], first[2]};
     node["rotation"] = {first[4], first[5], first[6], first[3]};  // glTF: x, y, z, w
     builder.json()["nodes"].push_back(node);
     const int node_index = static_cast<int>(builder.json()["nodes"].size()) - 1;
     builder.json()["scenes"][0]["nodes"].push_back(node_index);
-    if (body.fixed) continue;
+    if (body.fixed || track.empty()) continue;
 
     std::vector<float> times, translations, rotations;
     for (const auto& key : track) {

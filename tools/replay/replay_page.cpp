@@ -59,16 +59,6 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// Replaces every occurrence of `marker` in the template part of `page` (before `end`, where
-// the text filled in so far begins).
-void fill(std::string& page, const std::string& marker, const std::string& text) {
-  std::size_t at = page.find(marker);
-  if (at == std::string::npos) throw std::logic_error("replay viewer: no marker " + marker);
-  for (; at != std::string::npos; at = page.find(marker, at + text.size())) {
-    page.replace(at, marker.size(), text);
-  }
-}
-
 // Half the side of the square that draws a half-space: twice the farthest any body goes.
 double ground_half_size(const ReplayRecording& recording) {
   double farthest = 0.5;
@@ -127,20 +117,52 @@ nlohmann::json scene_json(const Model& model, const ReplayRecording& recording) 
                         {"pose", {p.x(), p.y(), p.z(), q.w(), q.x(), q.y(), q.z()}}});
     }
     const auto colour = body_colour(body.name);
+    // Where a body is at the start (a fixed body stays there).
+    const BodyPose& pose = recording.frame_poses.front()[bodies.size()];  // has a frame: checked
     bodies.push_back({{"name", body.name},
                       {"fixed", body.fixed},
+                      {"pose", pose},
                       {"colour", {colour[0], colour[1], colour[2]}},
                       {"shapes", shapes}});
   }
   return {{"meshes", meshes}, {"bodies", bodies}};
 }
 
-// Indices 0, s, 2 s, ... and the last: every `stride`-th of `count` items.
-std::vector<std::size_t> thin(std::size_t count, std::size_t stride) {
-  std::vector<std::size_t> kept;
-  for (std::size_t i = 0; i < count; i += stride) kept.push_back(i);
-  if (count > 0 && kept.back() != count - 1) kept.push_back(count - 1);
-  return kept;
+// `kept` of `count` indices, evenly spaced, the first and the last among them (all when kept
+// >= count).
+std::vector<std::size_t> evenly_spaced(std::size_t count, std::size_t kept) {
+  if (kept >= count) kept = count;
+  std::vector<std::size_t> indices;
+  if (kept == 1) indices.push_back(0);
+  for (std::size_t i = 0; kept > 1 && i < kept; ++i) {
+    const double position =
+        static_cast<double>(i) * static_cast<double>(count - 1) / static_cast<double>(kept - 1);
+    indices.push_back(static_cast<std::size_t>(std::llround(position)));
+  }
+  return indices;
+}
+
+// The marker texts replaced in one pass from left to right, so that nothing inserted is
+// searched again (a scene's name may hold anything).
+std::string fill_template(const std::string& page,
+                          const std::vector<std::pair<std::string, std::string>>& fills) {
+  std::string out;
+  std::size_t at = 0;
+  while (true) {
+    std::size_t next = std::string::npos;
+    const std::pair<std::string, std::string>* found = nullptr;
+    for (const auto& fill : fills) {
+      const std::size_t position = page.find(fill.first, at);
+      if (position < next) {
+        next = position;
+        found = &fill;
+      }
+    }
+    if (found == nullptr) return out + page.substr(at);
+    out += page.substr(at, next - at);
+    out += found->second;
+    at = next + found->first.size();
+  }
 }
 
 }  // namespace
@@ -152,6 +174,9 @@ std::string three_js_directory() {
 
 ReplayPageReport write_replay_page(const Model& model, const ReplayRecording& recording,
                                    const ReplayPageOptions& options, const std::string& path) {
+  if (recording.frame_times.empty()) {
+    throw InputError(fmt::format("{}: the run recorded no output to replay", path));
+  }
   const std::string three = read_file(three_js_directory() + "/build/three.min.js");
   const std::string orbit =
       read_file(three_js_directory() + "/examples/js/controls/OrbitControls.js");
@@ -188,28 +213,29 @@ ReplayPageReport write_replay_page(const Model& model, const ReplayRecording& re
   const double all_frames_bytes = frame_bytes * static_cast<double>(frame_count) +
                                   contact_bytes * static_cast<double>(contacts_total);
   double available = options.size_budget_bytes - fixed_bytes;
-  // Event keys take at most half of what is left; frames the rest.
-  const double keys_wanted = key_bytes * static_cast<double>(recording.event_keys.size());
-  const std::size_t key_stride =
-      keys_wanted <= available / 2
-          ? 1
-          : static_cast<std::size_t>(std::ceil(keys_wanted / (available / 2)));
-  const std::vector<std::size_t> keys_kept = thin(recording.event_keys.size(), key_stride);
-  available -= key_bytes * static_cast<double>(keys_kept.size());
-  const double mean_frame_bytes =
-      frame_bytes + contact_bytes * static_cast<double>(contacts_total) /
-                        static_cast<double>(std::max<std::size_t>(frame_count, 1));
-  if (available < 2 * mean_frame_bytes) {
-    throw InputError(fmt::format(
-        "--replay-budget {:.0f} bytes: too small for this run (the page, three.js and the "
-        "scene take {:.0f} bytes)",
-        options.size_budget_bytes, fixed_bytes));
+  // A frame's bytes on average, and the most any one takes (its contacts vary).
+  std::size_t most_contacts = 0;
+  for (const auto& contacts : recording.frame_contacts) {
+    most_contacts = std::max(most_contacts, contacts.size());
   }
-  const std::size_t frame_stride =
-      all_frames_bytes <= available
-          ? 1
-          : static_cast<std::size_t>(std::ceil(all_frames_bytes / available));
-  const std::vector<std::size_t> frames_kept = thin(frame_count, frame_stride);
+  const double mean_frame_bytes =
+      all_frames_bytes / static_cast<double>(std::max<std::size_t>(frame_count, 1));
+  const double largest_frame_bytes =
+      frame_bytes + contact_bytes * static_cast<double>(most_contacts);
+  if (available < 2 * largest_frame_bytes) {
+    throw InputError(fmt::format(
+        "replay budget {:.3g} MB: too small for this run (the page, three.js, the meshes and the "
+        "events take {:.3g} MB)",
+        options.size_budget_bytes / 1e6, fixed_bytes / 1e6));
+  }
+  // Event keys take at most half of what is left; frames the rest, the first and last always.
+  const std::size_t keys_fit = static_cast<std::size_t>(std::floor(available / 2 / key_bytes));
+  const std::vector<std::size_t> keys_kept = evenly_spaced(recording.event_keys.size(), keys_fit);
+  available -= key_bytes * static_cast<double>(keys_kept.size());
+  const std::size_t frames_fit = std::max<std::size_t>(
+      2, 1 + static_cast<std::size_t>(
+                 std::floor((available - largest_frame_bytes) / mean_frame_bytes)));
+  const std::vector<std::size_t> frames_kept = evenly_spaced(frame_count, frames_fit);
 
   // The binary arrays.
   std::string frame_times, frame_poses, contact_starts, contact_arrows;
@@ -260,11 +286,10 @@ ReplayPageReport write_replay_page(const Model& model, const ReplayRecording& re
   for (const char c : options.title) {
     title += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
   }
-  std::string page = kReplayViewerHtml;
-  fill(page, "%%TITLE%%", title);
-  fill(page, "%%DATA%%", json);
-  fill(page, "/*%%ORBIT_CONTROLS%%*/", orbit);
-  fill(page, "/*%%THREE%%*/", three);
+  const std::string page = fill_template(kReplayViewerHtml, {{"%%TITLE%%", title},
+                                                             {"%%DATA%%", json},
+                                                             {"/*%%ORBIT_CONTROLS%%*/", orbit},
+                                                             {"/*%%THREE%%*/", three}});
 
   std::ofstream file(path, std::ios::binary);
   if (!file) throw InputError(fmt::format("{}: cannot open for writing", path));

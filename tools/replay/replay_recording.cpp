@@ -206,21 +206,33 @@ ReplayRecording read_replay_recording(const Model& model, const std::string& tra
                           trajectory.header[static_cast<std::size_t>(column)]);
     };
     const double t = number(time_column);
+    const auto number_at = [&](std::size_t other) {
+      return parse_number(trajectory.rows[other][static_cast<std::size_t>(time_column)],
+                          trajectory_path, other, "t");
+    };
     std::vector<BodyPose> poses;
     for (const auto& columns : pose_columns) {
       BodyPose pose{};
       for (std::size_t k = 0; k < 7; ++k) pose[k] = number(columns[k]);
       poses.push_back(pose);
     }
+    // A row at an event's time gives the poses of the bodies the event names. It is also a frame
+    // when it is the first or last row, when an output fell on that instant too (two rows of
+    // the same time: the later is the frame), or when the event names no body (a time event).
     const auto event = bodies_at_event.find(t);
     if (event != bodies_at_event.end()) {
       for (const int body : event->second) {
         recording.event_keys.push_back({t, body, poses[static_cast<std::size_t>(body)]});
       }
-      // The first and last rows are outputs even at an event's time.
-      if (row != 0 && row + 1 != trajectory.rows.size()) continue;
+      const bool first_or_last = row == 0 || row + 1 == trajectory.rows.size();
+      const bool output_too = row > 0 && number_at(row - 1) == t;
+      if (!first_or_last && !output_too && !event->second.empty()) continue;
     }
-    if (!recording.frame_times.empty() && recording.frame_times.back() >= t) continue;
+    if (!recording.frame_times.empty() && recording.frame_times.back() >= t) {
+      if (recording.frame_times.back() > t) continue;
+      recording.frame_poses.back() = std::move(poses);  // the later row of one instant
+      continue;
+    }
     recording.frame_times.push_back(t);
     recording.frame_poses.push_back(std::move(poses));
   }

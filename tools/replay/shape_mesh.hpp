@@ -27,7 +27,8 @@ ShapeMesh make_shape_mesh(const Shape& shape, double ground_half_size, int sides
 
 // The colour of a body, fixed by its name: hue from the 32-bit FNV-1a hash of the name's bytes
 // (hue = hash mod 360 degrees), saturation 0.55, lightness 0.55; red, green, blue in [0, 1].
-// A fixed body is drawn grey instead (the caller decides). Tests recompute it independently.
+// The replay page draws fixed bodies in a pale, see-through version of it. Tests recompute it
+// independently.
 std::array<double, 3> body_colour(const std::string& body_name);
 
 }  // namespace hybridsim

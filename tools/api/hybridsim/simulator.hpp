@@ -144,6 +144,12 @@ class Simulator {
   WheelState wheel_state(std::string_view wheel) const;
   // Kinetic + gravitational potential + elastic contact energy at time(), J.
   double energy() const;
+  // The trajectory's columns after t (docs/outputs.md: per body position, quaternion, velocity
+  // of the origin and angular velocity in W, per joint q and qd, energy, per wheel its slip), and
+  // their values at state x: the CLI's trajectory rows, number for number. x is the state at
+  // time(), or the one an observer is given during its call.
+  std::vector<std::string> trajectory_columns() const;
+  void trajectory_row(const VectorX& x, std::vector<double>& row) const;
   // The current value of an input (force N or torque N m, in its frame).
   Vec3 input_value(std::string_view input) const;
   // Replaces an input's signal by a constant value from time() on (force N or torque N m, in the
