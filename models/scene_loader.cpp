@@ -710,8 +710,9 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
 }
 
 // Where catalog names are looked up, in order: the installed catalog next to the binary that holds
-// this code (the shared library in LIBDIR or a statically linked program in BINDIR), the source
-// tree's, the configured install location.
+// this code (the shared library in LIBDIR, a statically linked program in BINDIR, or the Python
+// extension in PREFIX/lib/python3.X/site-packages/hybridsim), the source tree's, the configured
+// install location.
 std::vector<std::filesystem::path> catalog_directories() {
   namespace fs = std::filesystem;
   std::vector<fs::path> directories;
@@ -721,6 +722,7 @@ std::vector<std::filesystem::path> catalog_directories() {
     const fs::path binary_directory = fs::path(info.dli_fname).parent_path();
     directories.push_back(binary_directory / HYBRIDSIM_CATALOG_FROM_LIBDIR);
     directories.push_back(binary_directory / HYBRIDSIM_CATALOG_FROM_BINDIR);
+    directories.push_back(binary_directory / "../../../../share/hybridsim/scenes");
   }
   directories.emplace_back(HYBRIDSIM_CATALOG_DIR);
   directories.emplace_back(HYBRIDSIM_INSTALLED_CATALOG_DIR);

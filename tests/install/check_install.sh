@@ -67,4 +67,15 @@ cc -std=c99 -o "$work/catalog_host" "$work/catalog_host.c" $(pkg-config --cflags
   -Wl,-rpath,"$libdir"
 "$work/catalog_host"
 echo "shared library host: the installed catalog"
+# 4. The Python package in the prefix's site-packages, with the installed catalog.
+site=$(find "$prefix" -path '*-packages/hybridsim/__init__.py' | head -1)
+if [ -n "$site" ]; then
+  (cd "$work" && PYTHONPATH="$(dirname "$(dirname "$site")")" /usr/bin/python3 -c '
+import hybridsim
+sim = hybridsim.Simulator("bouncing_sphere")
+assert sim.body_state("ball")["position"][2] == 2.1, sim.body_state("ball")
+assert hybridsim.__file__.startswith("'"$prefix"'"), hybridsim.__file__
+')
+  echo "python: import hybridsim from the prefix, the installed catalog"
+fi
 echo "install check passed"

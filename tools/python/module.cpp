@@ -1,0 +1,624 @@
+// hybridsim._hybridsim: the Python bindings of the C++ API (pybind11, NumPy). The package's
+// __init__.py builds the user-facing names on these; docs/python.md documents them.
+//
+// Conventions: arrays are NumPy float64; names are the scene's; every InputError of the library
+// becomes hybridsim.SceneError (a ValueError) with the library's message (file, key, value), every
+// other failure a RuntimeError; no call can crash the interpreter.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "hybridsim/model_builder.hpp"
+#include "hybridsim/simulator.hpp"
+#include "hybridsim/version.h"
+#include "models/scene_loader.hpp"
+#include "tools/output_writers.hpp"
+
+namespace py = pybind11;
+
+namespace hybridsim {
+namespace {
+
+py::array_t<double> to_numpy(const Vec3& v) {
+  py::array_t<double> a(3);
+  for (int k = 0; k < 3; ++k) a.mutable_at(k) = v[k];
+  return a;
+}
+
+Vec3 to_vec3(const std::vector<double>& value, const char* what) {
+  if (value.size() != 3) {
+    throw InputError(fmt::format("{}: 3 numbers expected, got {}", what, value.size()));
+  }
+  return {value[0], value[1], value[2]};
+}
+
+// The model as plain Python data: bodies with their shapes, joints, materials.
+py::dict describe_model(const Model& model) {
+  py::list bodies;
+  for (const Body& body : model.bodies) {
+    py::list shapes;
+    for (const int s : body.shapes) {
+      const Shape& shape = model.shapes[static_cast<std::size_t>(s)];
+      py::dict entry;
+      entry["name"] = shape.name;
+      entry["type"] = to_string(shape.type);
+      entry["material"] = shape.material >= 0
+                              ? model.materials[static_cast<std::size_t>(shape.material)].name
+                              : std::string();
+      entry["position"] = to_numpy(shape.X_BS.translation);
+      entry["collision"] = shape.collision;
+      shapes.append(entry);
+    }
+    py::dict entry;
+    entry["name"] = body.name;
+    entry["fixed"] = body.fixed;
+    entry["prescribed"] = body.prescribed;
+    entry["mass"] = body.mass;
+    entry["com"] = to_numpy(body.p_BCom_B);
+    py::array_t<double> inertia({3, 3});
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) inertia.mutable_at(i, j) = body.inertia_com_B(i, j);
+    }
+    entry["inertia"] = inertia;
+    entry["position"] = to_numpy(body.p_WB);
+    entry["orientation"] =
+        py::make_tuple(body.q_WB.w(), body.q_WB.x(), body.q_WB.y(), body.q_WB.z());
+    entry["shapes"] = shapes;
+    bodies.append(entry);
+  }
+  py::list joints;
+  for (const Joint& joint : model.joints) {
+    py::dict entry;
+    entry["name"] = joint.name;
+    entry["parent"] = model.bodies[static_cast<std::size_t>(joint.parent)].name;
+    entry["child"] = model.bodies[static_cast<std::size_t>(joint.child)].name;
+    joints.append(entry);
+  }
+  py::list materials;
+  for (const Material& material : model.materials) materials.append(material.name);
+  py::dict out;
+  out["name"] = model.name;
+  out["bodies"] = bodies;
+  out["joints"] = joints;
+  out["materials"] = materials;
+  return out;
+}
+
+// A trajectory recorded as the CLI writes it: a row at every output and at every event after the
+// initialisation, the same columns and numbers.
+class TrajectoryRecorder final : public SimulationObserver {
+ public:
+  explicit TrajectoryRecorder(const Simulator& simulator) : simulator_(simulator) {}
+  void on_output(double t, const VectorX& x) override { record(t, x); }
+  void on_event(const EventInstant& instant, const VectorX& x) override {
+    for (const EventRecord& record : instant.outcome.records) {
+      events_.push_back(event_record_json(record).dump());
+    }
+    if (instant.kind != EventInstantKind::initialization) record(instant.t, x);
+  }
+  std::vector<double> values;  // row after row: t, then the columns
+  std::size_t rows = 0;
+  std::vector<std::string> events_;
+
+ private:
+  void record(double t, const VectorX& x) {
+    simulator_.trajectory_row(x, row_);
+    values.push_back(t);
+    values.insert(values.end(), row_.begin(), row_.end());
+    ++rows;
+  }
+  const Simulator& simulator_;
+  std::vector<double> row_;
+};
+
+// The Python Simulator: a scene's simulator with its recorder, closable.
+class PySimulator {
+ public:
+  PySimulator(Model model, const SimulatorConfig& config)
+      : simulator_(std::make_unique<Simulator>(std::move(model), config)),
+        recorder_(std::make_unique<TrajectoryRecorder>(*simulator_)) {
+    simulator_->add_observer(*recorder_);
+  }
+
+  Simulator& get() const {
+    if (!simulator_) throw std::runtime_error("this simulator is closed");
+    return *simulator_;
+  }
+  TrajectoryRecorder& recorder() const {
+    get();
+    return *recorder_;
+  }
+  void close() {
+    simulator_.reset();
+    recorder_.reset();
+  }
+
+ private:
+  std::unique_ptr<Simulator> simulator_;
+  std::unique_ptr<TrajectoryRecorder> recorder_;
+};
+
+std::string to_string(AdvanceStop stop) {
+  switch (stop) {
+    case AdvanceStop::target_reached:
+      return "target_reached";
+    case AdvanceStop::event:
+      return "event";
+    case AdvanceStop::step_taken:
+      return "step_taken";
+    case AdvanceStop::halted:
+      return "halted";
+  }
+  return "unknown";
+}
+
+Vec3 vec3_argument(const std::vector<double>& value, const char* what) {
+  const Vec3 v = to_vec3(value, what);
+  if (!v.allFinite()) throw InputError(fmt::format("{}: not finite", what));
+  return v;
+}
+
+JointType joint_type(const std::string& name) {
+  if (name == "revolute") return JointType::revolute;
+  if (name == "prismatic") return JointType::prismatic;
+  if (name == "spherical") return JointType::spherical;
+  if (name == "fixed") return JointType::fixed;
+  throw InputError(fmt::format("joint type '{}': revolute, prismatic, spherical or fixed", name));
+}
+
+ShapePlacement placement(const std::vector<double>& position, bool collision) {
+  ShapePlacement p;
+  p.position_B = vec3_argument(position, "position");
+  p.collision = collision;
+  return p;
+}
+
+Signal constant_signal(const Vec3& value) {
+  Signal signal;
+  signal.kind = Signal::Kind::constant;
+  signal.value = value;
+  return signal;
+}
+
+void bind_model_builder(py::module_& m) {
+  using V = std::vector<double>;
+  const auto self = py::return_value_policy::reference_internal;
+  py::class_<ModelBuilder>(m, "ModelBuilder")
+      .def(py::init<std::string, std::string>(), py::arg("name"), py::arg("description") = "")
+      .def(
+          "gravity",
+          [](ModelBuilder& b, const V& g) -> ModelBuilder& {
+            return b.gravity(vec3_argument(g, "gravity"));
+          },
+          py::arg("gravity"), self)
+      .def(
+          "material",
+          [](ModelBuilder& b, const std::string& name, double density, double youngs_modulus,
+             double poisson_ratio) -> ModelBuilder& {
+            Material material;
+            material.name = name;
+            material.density = density;
+            material.youngs_modulus = youngs_modulus;
+            material.poisson_ratio = poisson_ratio;
+            return b.material(material);
+          },
+          py::arg("name"), py::arg("density"), py::arg("youngs_modulus"), py::arg("poisson_ratio"),
+          self)
+      .def(
+          "body",
+          [](ModelBuilder& b, const std::string& name, bool fixed, const V& position,
+             const V& orientation, const V& velocity, const V& angular_velocity,
+             std::optional<double> mass) -> ModelBuilder& {
+            BodySpec spec;
+            spec.name = name;
+            spec.fixed = fixed;
+            spec.position_W = vec3_argument(position, "position");
+            if (orientation.size() != 4) throw InputError("orientation: 4 numbers (w, x, y, z)");
+            spec.orientation_WB =
+                Quat(orientation[0], orientation[1], orientation[2], orientation[3]);
+            spec.linear_velocity_W = vec3_argument(velocity, "velocity");
+            spec.angular_velocity_W = vec3_argument(angular_velocity, "angular_velocity");
+            spec.mass = mass;
+            return b.body(spec);
+          },
+          py::arg("name"), py::arg("fixed") = false, py::arg("position") = V{0, 0, 0},
+          py::arg("orientation") = V{1, 0, 0, 0}, py::arg("velocity") = V{0, 0, 0},
+          py::arg("angular_velocity") = V{0, 0, 0}, py::arg("mass") = py::none(), self)
+      .def(
+          "sphere",
+          [](ModelBuilder& b, const std::string& body, const std::string& shape, double radius,
+             const std::string& material, const V& position, bool collision) -> ModelBuilder& {
+            return b.sphere(body, shape, radius, material, placement(position, collision));
+          },
+          py::arg("body"), py::arg("shape"), py::arg("radius"), py::arg("material"),
+          py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, self)
+      .def(
+          "box",
+          [](ModelBuilder& b, const std::string& body, const std::string& shape, const V& size,
+             const std::string& material, const V& position, bool collision) -> ModelBuilder& {
+            return b.box(body, shape, vec3_argument(size, "size"), material,
+                         placement(position, collision));
+          },
+          py::arg("body"), py::arg("shape"), py::arg("size"), py::arg("material"),
+          py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, self)
+      .def(
+          "capsule",
+          [](ModelBuilder& b, const std::string& body, const std::string& shape, double radius,
+             double length, const std::string& material, const V& position,
+             bool collision) -> ModelBuilder& {
+            return b.capsule(body, shape, radius, length, material, placement(position, collision));
+          },
+          py::arg("body"), py::arg("shape"), py::arg("radius"), py::arg("length"),
+          py::arg("material"), py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, self)
+      .def(
+          "halfspace",
+          [](ModelBuilder& b, const std::string& body, const std::string& shape, const V& normal,
+             double offset, const std::string& material) -> ModelBuilder& {
+            return b.halfspace(body, shape, vec3_argument(normal, "normal"), offset, material);
+          },
+          py::arg("body"), py::arg("shape"), py::arg("normal"), py::arg("offset"),
+          py::arg("material"), self)
+      .def(
+          "force_input",
+          [](ModelBuilder& b, const std::string& name, const std::string& body, const V& value,
+             bool torque, bool body_frame) -> ModelBuilder& {
+            return b.input(name, body, torque ? Input::Kind::torque : Input::Kind::force,
+                           constant_signal(vec3_argument(value, "value")), body_frame);
+          },
+          py::arg("name"), py::arg("body"), py::arg("value") = V{0, 0, 0},
+          py::arg("torque") = false, py::arg("body_frame") = false, self)
+      .def(
+          "joint_input",
+          [](ModelBuilder& b, const std::string& name, double effort) -> ModelBuilder& {
+            return b.joint_input(name, constant_signal(Vec3(effort, 0, 0)));
+          },
+          py::arg("name"), py::arg("effort") = 0.0, self)
+      .def(
+          "joint",
+          [](ModelBuilder& b, const std::string& name, const std::string& type,
+             const std::string& parent, const std::string& child, std::optional<V> anchor,
+             std::optional<V> axis, const std::string& input, double initial_position,
+             double initial_velocity, double stiffness, double damping) -> ModelBuilder& {
+            JointSpec spec;
+            spec.name = name;
+            spec.type = joint_type(type);
+            spec.parent = parent;
+            spec.child = child;
+            if (anchor) spec.anchor_W = vec3_argument(*anchor, "anchor");
+            if (axis) spec.axis_W = vec3_argument(*axis, "axis");
+            spec.input = input;
+            spec.initial_position = initial_position;
+            spec.initial_velocity = initial_velocity;
+            spec.stiffness = stiffness;
+            spec.damping = damping;
+            return b.joint(spec);
+          },
+          py::arg("name"), py::arg("type"), py::arg("parent"), py::arg("child"),
+          py::arg("anchor") = py::none(), py::arg("axis") = py::none(), py::arg("input") = "",
+          py::arg("initial_position") = 0.0, py::arg("initial_velocity") = 0.0,
+          py::arg("stiffness") = 0.0, py::arg("damping") = 0.0, self)
+      .def(
+          "set",
+          [](ModelBuilder& b, const std::string& key,
+             const std::string& yaml_value) -> ModelBuilder& { return b.set(key, yaml_value); },
+          py::arg("key"), py::arg("yaml_value"), self)
+      .def("to_yaml", &ModelBuilder::to_yaml)
+      .def("build", &ModelBuilder::build);
+}
+
+double finite_time(double t, const char* what) {
+  if (!std::isfinite(t)) throw InputError(fmt::format("{} = {}: must be a finite time", what, t));
+  return t;
+}
+
+// Parses rows [first_row, ...) of a numeric CSV body from `p` to `end` into `out` (row-major,
+// `columns` per row). Empty fields are NaN. InputError names the file, line and column.
+void parse_csv_rows(const char* p, const char* end, std::size_t first_row, std::size_t columns,
+                    const std::vector<std::string>& names, const std::string& path, double* out) {
+  std::size_t row = first_row;
+  while (p < end) {
+    for (std::size_t column = 0; column < columns; ++column) {
+      double value = std::nan("");
+      if (p < end && *p != ',' && *p != '\n' && *p != '\r') {
+        const auto [next, error] = std::from_chars(p, end, value);
+        if (error != std::errc()) {
+          throw InputError(
+              fmt::format("{}:{}: column {} is not a number", path, row + 2, names[column]));
+        }
+        p = next;
+      }
+      out[row * columns + column] = value;
+      if (p < end && *p == '\r') ++p;
+      const char expected = column + 1 < columns ? ',' : '\n';
+      if (p < end && *p != expected) {
+        throw InputError(fmt::format("{}:{}: {} fields expected", path, row + 2, columns));
+      }
+      if (p < end) ++p;
+    }
+    ++row;
+  }
+}
+
+// A CSV file of numbers with a header row, as one 2-D array (rows x columns) and its names,
+// parsed by two threads straight into the array (a million rows of 28 columns in well under a
+// second).
+py::tuple read_numeric_csv(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(fmt::format("{}: cannot open", path));
+  // One read of the whole file (an istreambuf_iterator copy would take a second per 100 MB).
+  file.seekg(0, std::ios::end);
+  std::string text(static_cast<std::size_t>(file.tellg()), '\0');
+  file.seekg(0, std::ios::beg);
+  file.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!file) throw InputError(fmt::format("{}: cannot read", path));
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  text += '\n';
+  const std::size_t header_end = text.find('\n');
+  std::vector<std::string> names;
+  for (std::size_t start = 0; start <= header_end;) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos || comma > header_end) comma = header_end;
+    std::string name = text.substr(start, comma - start);
+    if (!name.empty() && name.back() == '\r') name.pop_back();
+    names.push_back(name);
+    start = comma + 1;
+  }
+  // The rows' starts: the body split in two at a line start near its middle.
+  const char* const body = text.data() + header_end + 1;
+  const char* const end = text.data() + text.size();
+  std::size_t rows = 0;
+  for (const char* p = body; p < end; ++rows) {
+    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))) + 1;
+  }
+  const char* middle = body;
+  for (std::size_t r = 0; r < rows / 2; ++r) {
+    middle = static_cast<const char*>(
+                 std::memchr(middle, '\n', static_cast<std::size_t>(end - middle))) +
+             1;
+  }
+  py::array_t<double> table({rows, names.size()});
+  double* out = table.mutable_data();
+  {
+    const py::gil_scoped_release no_gil;
+    std::exception_ptr second_error;
+    std::thread second([&] {
+      try {
+        parse_csv_rows(middle, end, rows / 2, names.size(), names, path, out);
+      } catch (...) {
+        second_error = std::current_exception();
+      }
+    });
+    std::exception_ptr first_error;
+    try {
+      parse_csv_rows(body, middle, 0, names.size(), names, path, out);
+    } catch (...) {
+      first_error = std::current_exception();
+    }
+    second.join();
+    if (first_error) std::rethrow_exception(first_error);
+    if (second_error) std::rethrow_exception(second_error);
+  }
+  return py::make_tuple(names, table);
+}
+
+}  // namespace
+}  // namespace hybridsim
+
+PYBIND11_MODULE(_hybridsim, m) {
+  using namespace hybridsim;
+  m.doc() = "hybridsim's C++ API for Python (see the hybridsim package)";
+  m.attr("__version__") = HYBRIDSIM_VERSION_STRING;
+  static py::exception<InputError> scene_error(m, "SceneError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const InputError& e) {
+      scene_error(e.what());
+    }
+  });
+
+  bind_model_builder(m);
+  py::class_<Model>(m, "Model")
+      .def_property_readonly("name", [](const Model& model) { return model.name; })
+      .def("describe", &describe_model);
+
+  m.def(
+      "load_scene",
+      [](const std::string& scene, const std::vector<std::string>& overrides) {
+        return load_scene_file(scene, overrides);
+      },
+      py::arg("scene"), py::arg("overrides") = std::vector<std::string>{});
+  m.def("catalog", [] {
+    py::list entries;
+    for (const CatalogEntry& entry : list_catalog()) {
+      entries.append(py::dict(py::arg("name") = entry.name,
+                              py::arg("description") = entry.description,
+                              py::arg("reference") = entry.reference));
+    }
+    return entries;
+  });
+  m.def("read_csv", &read_numeric_csv, py::arg("path"));
+
+  py::class_<PySimulator>(m, "Simulator")
+      .def(py::init([](const Model& model, std::optional<std::string> integrator,
+                       std::optional<double> rtol, std::optional<double> atol,
+                       std::optional<double> stop_time, std::optional<double> output_interval,
+                       std::optional<double> step_size, std::optional<double> max_step) {
+             SimulatorConfig config;
+             config.integrator = integrator.value_or("");
+             config.rtol = rtol;
+             config.atol = atol;
+             config.stop_time = stop_time;
+             config.output_interval = output_interval;
+             config.step_size = step_size;
+             config.max_step = max_step;
+             return std::make_unique<PySimulator>(model, config);
+           }),
+           py::arg("model"), py::arg("integrator") = py::none(), py::arg("rtol") = py::none(),
+           py::arg("atol") = py::none(), py::arg("stop_time") = py::none(),
+           py::arg("output_interval") = py::none(), py::arg("step_size") = py::none(),
+           py::arg("max_step") = py::none())
+      .def("close", &PySimulator::close)
+      .def(
+          "advance",
+          [](PySimulator& self, double t, bool stop_at_events) {
+            const AdvanceResult result =
+                self.get().advance_to(finite_time(t, "advance t"), stop_at_events);
+            return to_string(result.stop);
+          },
+          py::arg("t"), py::arg("stop_at_events") = false)
+      .def("step", [](PySimulator& self) { return to_string(self.get().step().stop); })
+      .def_property_readonly("time", [](const PySimulator& self) { return self.get().time(); })
+      .def_property_readonly("stop_time",
+                             [](const PySimulator& self) { return self.get().options().stop_time; })
+      .def_property_readonly(
+          "status",
+          [](const PySimulator& self) { return std::string(to_string(self.get().status())); })
+      .def_property_readonly("status_message",
+                             [](const PySimulator& self) { return self.get().status_message(); })
+      .def_property_readonly("integrator",
+                             [](const PySimulator& self) { return self.get().integrator_name(); })
+      .def_property_readonly("state",
+                             [](py::object self_object) {
+                               // A read-only view of the state vector, alive as long as the
+                               // simulator.
+                               const PySimulator& self = self_object.cast<const PySimulator&>();
+                               const VectorX& x = self.get().state();
+                               py::array_t<double> view({x.size()}, {sizeof(double)}, x.data(),
+                                                        self_object);
+                               view.attr("setflags")(py::arg("write") = false);
+                               return view;
+                             })
+      .def("statistics_json",
+           [](const PySimulator& self) { return make_stats(self.get().statistics()).dump(); })
+      .def("events_json", [](const PySimulator& self) { return self.recorder().events_; })
+      .def("trajectory_columns",
+           [](const PySimulator& self) {
+             std::vector<std::string> names = {"t"};
+             for (const std::string& name : self.get().trajectory_columns()) names.push_back(name);
+             return names;
+           })
+      .def("trajectory_table",
+           [](const PySimulator& self) {
+             const TrajectoryRecorder& recorder = self.recorder();
+             const std::size_t columns = recorder.rows ? recorder.values.size() / recorder.rows : 1;
+             py::array_t<double> table({recorder.rows, columns});
+             std::copy(recorder.values.begin(), recorder.values.end(), table.mutable_data());
+             return table;
+           })
+      .def(
+          "body_state",
+          [](const PySimulator& self, const std::string& body) {
+            const BodyState s = self.get().body_state(body);
+            return py::dict(
+                py::arg("position") = to_numpy(s.position_W),
+                py::arg("orientation") = py::make_tuple(s.orientation_WB.w(), s.orientation_WB.x(),
+                                                        s.orientation_WB.y(), s.orientation_WB.z()),
+                py::arg("velocity") = to_numpy(s.linear_velocity_W),
+                py::arg("angular_velocity") = to_numpy(s.angular_velocity_W),
+                py::arg("com_position") = to_numpy(s.com_position_W),
+                py::arg("com_velocity") = to_numpy(s.com_velocity_W));
+          },
+          py::arg("body"))
+      .def(
+          "joint_state",
+          [](const PySimulator& self, const std::string& joint) {
+            const JointCoordinate q = self.get().joint_state(joint);
+            return py::make_tuple(q.position, q.velocity);
+          },
+          py::arg("joint"))
+      .def("energy", [](const PySimulator& self) { return self.get().energy(); })
+      .def("contact_table",
+           [](const PySimulator& self) {
+             // Per contact point: pair, slot, normal force, point (3), normal (3), friction (3).
+             const auto contacts = self.get().contact_results();
+             py::array_t<double> table({contacts.size(), std::size_t{12}});
+             for (std::size_t i = 0; i < contacts.size(); ++i) {
+               const ContactResult& c = contacts[i];
+               const double row[12] = {static_cast<double>(c.pair),
+                                       static_cast<double>(c.slot),
+                                       c.normal_force,
+                                       c.point_W.x(),
+                                       c.point_W.y(),
+                                       c.point_W.z(),
+                                       c.normal_W.x(),
+                                       c.normal_W.y(),
+                                       c.normal_W.z(),
+                                       c.friction_force_W.x(),
+                                       c.friction_force_W.y(),
+                                       c.friction_force_W.z()};
+               std::copy(row, row + 12, table.mutable_data(static_cast<py::ssize_t>(i)));
+             }
+             py::list pairs;
+             for (const ContactResult& c : contacts) pairs.append(py::make_tuple(c.pair, c.slot));
+             return py::make_tuple(pairs, table);
+           })
+      .def(
+          "set_input",
+          [](PySimulator& self, const std::string& input, const std::vector<double>& value) {
+            const Vec3 v = to_vec3(value, "set_input value");
+            if (!v.allFinite()) throw InputError(fmt::format("set_input {}: not finite", input));
+            self.get().set_input(input, v);
+          },
+          py::arg("input"), py::arg("value"))
+      .def(
+          "release_input",
+          [](PySimulator& self, const std::string& input) { self.get().release_input(input); },
+          py::arg("input"))
+      .def(
+          "input_value",
+          [](const PySimulator& self, const std::string& input) {
+            return to_numpy(self.get().input_value(input));
+          },
+          py::arg("input"))
+      .def("velocity_size", [](const PySimulator& self) { return self.get().velocity_size(); })
+      .def(
+          "contact_jacobian",
+          [](const PySimulator& self, std::uint64_t pair, int slot) {
+            const Simulator& simulator = self.get();
+            Eigen::MatrixXd jacobian(6, simulator.velocity_size());
+            Vec6 drift;
+            simulator.contact_jacobian(pair, slot, jacobian, drift);
+            py::array_t<double> j({std::size_t{6}, static_cast<std::size_t>(jacobian.cols())});
+            for (int r = 0; r < 6; ++r) {
+              for (int c = 0; c < jacobian.cols(); ++c) j.mutable_at(r, c) = jacobian(r, c);
+            }
+            py::array_t<double> d(6);
+            for (int r = 0; r < 6; ++r) d.mutable_at(r) = drift[r];
+            return py::make_tuple(j, d);
+          },
+          py::arg("pair"), py::arg("slot"))
+      .def(
+          "friction_cone",
+          [](const PySimulator& self, std::uint64_t pair, int slot, int edges, bool inscribed) {
+            const auto frame = self.get().contact_frame(pair, slot);
+            if (edges < 3) throw InputError(fmt::format("edges = {}: 3 or more", edges));
+            const Eigen::MatrixX3d cone = Simulator::friction_cone(
+                frame, edges,
+                inscribed ? ConeApproximation::inscribed : ConeApproximation::circumscribed);
+            py::array_t<double> out({static_cast<std::size_t>(cone.rows()), std::size_t{3}});
+            for (int r = 0; r < cone.rows(); ++r) {
+              for (int c = 0; c < 3; ++c) out.mutable_at(r, c) = cone(r, c);
+            }
+            return out;
+          },
+          py::arg("pair"), py::arg("slot"), py::arg("edges") = 6, py::arg("inscribed") = true)
+      .def(
+          "set_bilateral",
+          [](PySimulator& self, const std::string& name, bool on) {
+            self.get().set_bilateral(name, on);
+          },
+          py::arg("name"), py::arg("on"));
+}
