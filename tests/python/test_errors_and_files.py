@@ -43,6 +43,9 @@ def test_wrong_types_and_values_raise():
 def test_calls_on_a_closed_simulator_raise():
     with hybridsim.Simulator("bouncing_sphere") as sim:
         sim.advance(0.1)
+        state = sim.state
+    # A view taken before close() still reads its (last) values.
+    assert state[2] == pytest.approx(1.1 - 9.81 * 0.1 ** 2 / 2, rel=1e-7)
     for call in (lambda: sim.time, lambda: sim.advance(0.2), lambda: sim.trajectory(),
                  lambda: sim.state, lambda: sim.events()):
         with pytest.raises(RuntimeError, match="closed"):

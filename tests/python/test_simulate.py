@@ -38,6 +38,17 @@ def test_first_impact_of_the_dropped_ball():
     assert start["pair"] == ["ground/plate", "ball/sphere"]
 
 
+def test_structured_trajectory_and_summary():
+    sim = hybridsim.Simulator("bouncing_sphere", stop_time=0.3)
+    sim.run()
+    records = sim.trajectory(structured=True)
+    columns = sim.trajectory()
+    assert np.array_equal(records["ball.z"], columns["ball.z"]) and records.shape == (31,)
+    summary = sim.summary()
+    assert summary["status"] == "ok" and summary["t_end"] == 0.3
+    assert summary["energy"] == pytest.approx(columns["energy"][-1], rel=1e-12)
+
+
 def test_advance_step_and_events():
     sim = hybridsim.Simulator("bouncing_sphere")
     assert sim.advance(1.0, stop_at_events=True) == "event"
@@ -60,6 +71,28 @@ def test_state_is_a_read_only_view():
         state[0] = 1.0
     ball = sim.body_state("ball")
     assert ball["velocity"][2] == pytest.approx(-9.81 * 0.2, rel=1e-7)
+
+
+def test_reset_from_a_changed_state():
+    # Run, then start again from the state with the ball lifted to 2.1 m and at rest: the first
+    # impact comes after sqrt(2 h / g) with h = 2 m, the trajectory starting over at t = 0.
+    sim = hybridsim.Simulator("bouncing_sphere")
+    sim.run(1.0)
+    state = sim.state.copy()
+    state[0:3] = [0.0, 0.0, 2.1]
+    state[3:7] = [1.0, 0.0, 0.0, 0.0]
+    state[7:13] = 0.0
+    sim.reset(state)
+    assert sim.time == 0.0 and len(sim.trajectory()["t"]) == 0
+    sim.run(1.0)
+    start = next(e for e in sim.events() if e["kind"] == "contact_start")
+    assert start["t"] == pytest.approx(math.sqrt(2 * 2.0 / 9.81), abs=1e-7)
+    assert sim.trajectory()["ball.z"][0] == 2.1
+    with pytest.raises(hybridsim.SceneError, match="13 numbers"):
+        sim.reset(state[:5])
+    state[2] = math.nan
+    with pytest.raises(hybridsim.SceneError, match="finite"):
+        sim.reset(state)
 
 
 PD_SCENE = """
@@ -175,6 +208,10 @@ def test_controls_callable_at_control_instants(tmp_path):
         q_ref, qd_ref = q_ref + 1e-3 * qd_ref + 1e-6 * tau / (2 * inertia), qd_ref + 1e-3 * tau / inertia
     assert sim.joint_state("axle")[0] == pytest.approx(q_ref, abs=1e-6)
     with pytest.raises(ValueError, match="period"):
-        sim.run(0.6, controls={"torque": pd})
+        sim.run(0.6, controls={"torque": pd}, period=0.0)
+    # Without a period the law runs at the output instants (the scene's 0.01 s).
+    instants.clear()
+    sim.run(0.6, controls={"torque": pd})
+    assert len(instants) == 10 and instants[1] - instants[0] == pytest.approx(0.01, abs=1e-12)
     with pytest.raises(TypeError):
         sim.run(0.6, controls={"torque": 3.0}, period=1e-3)

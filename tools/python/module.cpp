@@ -127,9 +127,40 @@ class TrajectoryRecorder final : public SimulationObserver {
 class PySimulator {
  public:
   PySimulator(Model model, const SimulatorConfig& config)
-      : simulator_(std::make_unique<Simulator>(std::move(model), config)),
+      : config_(config),
+        simulator_(std::make_shared<Simulator>(std::move(model), config)),
         recorder_(std::make_unique<TrajectoryRecorder>(*simulator_)) {
     simulator_->add_observer(*recorder_);
+  }
+
+  // A new run of the same scene and options from state x at the scene's start time: every free
+  // body starts where x puts it (13 numbers each, the state's layout); the trajectory and the
+  // events start over. ValueError (SceneError) for a state of the wrong size or not finite.
+  void reset(const std::vector<double>& x) {
+    Model model = get().model();
+    if (static_cast<int>(x.size()) != model.state_size) {
+      throw InputError(
+          fmt::format("reset: a state of {} numbers, got {}", model.state_size, x.size()));
+    }
+    for (const double value : x) {
+      if (!std::isfinite(value)) throw InputError("reset: the state must be finite");
+    }
+    for (Body& body : model.bodies) {
+      if (body.state_offset < 0) continue;
+      const double* b = x.data() + body.state_offset;
+      const Quat q = Quat(b[3], b[4], b[5], b[6]);
+      if (!(q.norm() > 0.0))
+        throw InputError(fmt::format("reset: body {}: zero quaternion", body.name));
+      body.p_WB = Vec3(b[0], b[1], b[2]);
+      body.q_WB = q.normalized();
+      body.v_WB_W = Vec3(b[7], b[8], b[9]);
+      body.w_WB_W = body.q_WB * Vec3(b[10], b[11], b[12]);  // the state's is in B
+    }
+    auto simulator = std::make_shared<Simulator>(std::move(model), config_);
+    auto recorder = std::make_unique<TrajectoryRecorder>(*simulator);
+    simulator->add_observer(*recorder);
+    simulator_ = std::move(simulator);
+    recorder_ = std::move(recorder);
   }
 
   Simulator& get() const {
@@ -140,13 +171,22 @@ class PySimulator {
     get();
     return *recorder_;
   }
+  // A simulator kept alive by a state view after close() is never advanced again, so its
+  // observer (the recorder, freed here) is never called.
   void close() {
     simulator_.reset();
     recorder_.reset();
   }
+  // The simulator, shared with the state views handed out: a view keeps its buffer alive after
+  // close().
+  std::shared_ptr<Simulator> shared() const {
+    get();
+    return simulator_;
+  }
 
  private:
-  std::unique_ptr<Simulator> simulator_;
+  SimulatorConfig config_;
+  std::shared_ptr<Simulator> simulator_;
   std::unique_ptr<TrajectoryRecorder> recorder_;
 };
 
@@ -471,6 +511,7 @@ PYBIND11_MODULE(_hybridsim, m) {
            py::arg("output_interval") = py::none(), py::arg("step_size") = py::none(),
            py::arg("max_step") = py::none())
       .def("close", &PySimulator::close)
+      .def("reset", &PySimulator::reset, py::arg("state"))
       .def(
           "advance",
           [](PySimulator& self, double t, bool stop_at_events) {
@@ -483,6 +524,9 @@ PYBIND11_MODULE(_hybridsim, m) {
       .def_property_readonly("time", [](const PySimulator& self) { return self.get().time(); })
       .def_property_readonly("stop_time",
                              [](const PySimulator& self) { return self.get().options().stop_time; })
+      .def_property_readonly(
+          "output_interval",
+          [](const PySimulator& self) { return self.get().options().output_interval; })
       .def_property_readonly(
           "status",
           [](const PySimulator& self) { return std::string(to_string(self.get().status())); })

@@ -181,14 +181,17 @@ class Simulator:
         """Advances to stop_time (default: the run's stop time); returns the status.
 
         controls: {input name: callable(sim) -> value}, evaluated every `period` seconds of
-        simulated time from now on (at the control instants t0, t0 + period, ...), each value
-        set with set_input and held until the next instant (a sampled controller)."""
+        simulated time from now on (at the control instants t0, t0 + period, ...; by default at
+        the output instants, period = the output interval), each value set with set_input and
+        held until the next instant (a sampled controller)."""
         stop = self._sim.stop_time if stop_time is None else float(stop_time)
         if not controls:
             self._sim.advance(stop)
             return self.status
-        if period is None or not float(period) > 0:
-            raise ValueError("controls need a positive period (s)")
+        if period is None:
+            period = self._sim.output_interval
+        if not float(period) > 0:
+            raise ValueError(f"period = {period}: controls need a positive period (s)")
         for name, law in controls.items():
             if not callable(law):
                 raise TypeError(f"controls[{name!r}]: a callable of the simulator")
@@ -209,6 +212,12 @@ class Simulator:
         """One integrator step (and the events at its end)."""
         return self._sim.step()
 
+    def reset(self, state):
+        """A new run of the same scene and options from `state` (a copy of `state` changed as
+        wanted: 13 numbers per free body, the state's layout) at the scene's start time; the
+        trajectory and the events start over."""
+        self._sim.reset([float(v) for v in _np.asarray(state, dtype=float).ravel()])
+
     def close(self):
         """Frees the simulator; any later call raises RuntimeError."""
         self._sim.close()
@@ -228,15 +237,25 @@ class Simulator:
     state = property(lambda self: self._sim.state,
                      doc="The state vector at time(), a read-only view (13 per free body).")
 
-    def trajectory(self):
-        """The trajectory so far as a dict of NumPy arrays (views of one table, "__table__")."""
+    def trajectory(self, structured=False):
+        """The trajectory so far as a dict of NumPy arrays (views of one table, "__table__"), or
+        with structured=True as one structured array with a field per column."""
         names = self._sim.trajectory_columns()
         table = self._sim.trajectory_table()
         if table.shape[0] == 0:
             table = _np.empty((0, len(names)))
+        if structured:
+            return _np.rec.fromarrays(table.T, names=names)
         columns = {name: table[:, i] for i, name in enumerate(names)}
         columns["__table__"] = table
         return columns
+
+    def summary(self):
+        """The run so far as the summary file's main keys: status, message, t_end, integrator,
+        stats and the energy now (J)."""
+        return {"status": self.status, "message": self.status_message, "t_end": self.time,
+                "integrator": self.integrator, "stats": self.statistics(),
+                "energy": self.energy()}
 
     def events(self):
         """Every event record so far, as the lines of events.jsonl (dicts)."""
