@@ -183,6 +183,26 @@ def test_model_builder_ball_on_ground(executable, tmp_path):
     assert np.array_equal(hybridsim.read_csv(csv)["__table__"], sim.trajectory()["__table__"])
     with pytest.raises(hybridsim.SceneError):
         hybridsim.ModelBuilder("bad").body("b").sphere("b", "s", -1.0, "Steel").build()
+
+
+def test_model_builder_contact_material_restitution():
+    # A law given in code: restitution 0.5 with the exact damping model, no gravity, the ball
+    # thrown at the ground at 2 m/s. It leaves with e times its approach speed: 1 m/s (the elastic
+    # law's restitution is exact to 1e-5 above its v_small).
+    builder = (hybridsim.ModelBuilder("bouncy")
+               .gravity([0, 0, 0])
+               .body("ground", fixed=True)
+               .halfspace("ground", "floor", [0, 0, 1], 0.0, "Steel")
+               .body("ball", position=[0, 0, 0.15], velocity=[0, 0, -2.0])
+               .sphere("ball", "sphere", 0.05, "Steel")
+               .contact_material("Steel", "Steel", restitution=0.5, damping_model="exact",
+                                 friction={"model": "none"})
+               .set("simulation.rtol", "1.0e-10"))
+    sim = hybridsim.Simulator(builder.build(), stop_time=0.2)
+    sim.run()
+    kinds = [e["kind"] for e in sim.events()]
+    assert kinds == ["contact_start", "contact_end"]
+    assert sim.body_state("ball")["velocity"][2] == pytest.approx(1.0, rel=1e-5)
     with pytest.raises(hybridsim.SceneError, match="joint type"):
         hybridsim.ModelBuilder("bad").joint("j", "hinge", "a", "b")
 

@@ -13,7 +13,7 @@ import os as _os
 
 import numpy as _np
 
-from ._hybridsim import Model, ModelBuilder, SceneError, __version__  # noqa: F401
+from ._hybridsim import Model, SceneError, __version__  # noqa: F401
 from . import _hybridsim
 
 __all__ = ["Model", "ModelBuilder", "SceneError", "Simulator", "load", "catalog", "read_csv", "read_run", "batch",
@@ -48,6 +48,34 @@ def _format(value):
     if isinstance(value, (list, tuple, _np.ndarray)):
         return "[" + ", ".join(_format(v) for v in value) + "]"
     return repr(value) if isinstance(value, float) else str(value)
+
+
+class ModelBuilder(_hybridsim.ModelBuilder):
+    """A scene built in code (docs/python.md). The chained calls of the C++ ModelBuilder
+    (gravity, material, body, sphere, box, capsule, halfspace, force_input, joint_input, joint,
+    set, to_yaml, build), and, with the scene format's own keys (docs/scene-reference.md):
+    contact_material(a, b, **keys), wheel(**keys) and servo(joint, **keys)."""
+
+    def __init__(self, name, description=""):
+        super().__init__(name, description)
+        self._lists = {"contact_materials": [], "wheels": []}
+
+    def _append(self, key, entry):
+        self._lists[key].append(entry)
+        return self.set(key, _json.dumps(self._lists[key]))  # JSON is YAML
+
+    def contact_material(self, material_a, material_b, **keys):
+        """The contact law of a pair of materials: restitution, normal_law, damping_model,
+        v_small, friction={...}, rolling_resistance, ... as in a scene's contact_materials."""
+        return self._append("contact_materials", {"pair": [material_a, material_b], **keys})
+
+    def wheel(self, **keys):
+        """A wheel, as an entry of a scene's wheels (name, body, axis, ...)."""
+        return self._append("wheels", keys)
+
+    def servo(self, joint, **keys):
+        """A servo on a joint added with joint(): mode, velocity or position signal, gain, ..."""
+        return self.set(f"joints.{joint}.servo", _json.dumps(keys))
 
 
 def catalog():
