@@ -318,6 +318,39 @@ void MapReader::reject_unknown_keys() const {
   }
 }
 
+namespace {
+
+// An override's value is a tree: an alias that refers to its own ancestor (`&a [*a]`) would send
+// every later walk into endless recursion, and nested aliases can expand a few hundred bytes
+// into billions of nodes. Both are refused.
+constexpr std::size_t kMaxOverrideNodes = 100000;
+
+void check_override_tree(const YAML::Node& node, std::vector<YAML::Node>& ancestors,
+                         std::size_t& nodes, const std::string& key) {
+  if (++nodes > kMaxOverrideNodes) {
+    throw InputError(
+        fmt::format("--set '{}': the value has more than {} YAML nodes", key, kMaxOverrideNodes));
+  }
+  for (const YAML::Node& ancestor : ancestors) {
+    if (ancestor.is(node)) {
+      throw InputError(fmt::format("--set '{}': the value contains itself (a YAML alias)", key));
+    }
+  }
+  if (!node.IsSequence() && !node.IsMap()) return;
+  ancestors.push_back(node);
+  for (const auto& entry : node) {
+    if (node.IsMap()) {
+      check_override_tree(entry.first, ancestors, nodes, key);
+      check_override_tree(entry.second, ancestors, nodes, key);
+    } else {
+      check_override_tree(entry, ancestors, nodes, key);
+    }
+  }
+  ancestors.pop_back();
+}
+
+}  // namespace
+
 void apply_yaml_override(YAML::Node root, const std::string& assignment, YamlSource& source) {
   const auto equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0) {
@@ -331,6 +364,9 @@ void apply_yaml_override(YAML::Node root, const std::string& assignment, YamlSou
   } catch (const YAML::Exception& error) {
     throw InputError(fmt::format("--set '{}': value is not valid YAML: {}", key, error.msg));
   }
+  std::vector<YAML::Node> ancestors;
+  std::size_t nodes = 0;
+  check_override_tree(value, ancestors, nodes, key);
 
   // Walk the path; yaml-cpp nodes are handles, so `current` aliases into the tree.
   std::vector<std::string> segments;

@@ -1,5 +1,6 @@
 """Errors a user can make, and the files of a run read back."""
 import math
+import os
 import subprocess
 import time
 
@@ -112,3 +113,94 @@ def test_batch_from_a_dict(executable, tmp_path, monkeypatch):
     with pytest.raises(hybridsim.SceneError):
         hybridsim.batch({"scenes": ["no_such_scene"], "integrators": ["cvode-bdf"]},
                         out=tmp_path / "bad", plots=False)
+
+
+def test_state_view_outlives_close_and_reset():
+    # A view keeps its buffer: after close() or reset() it holds the last values, never freed
+    # memory (a 6,000-body scene makes a freed buffer likely to be reused or unmapped).
+    builder = hybridsim.ModelBuilder("many").gravity([0, 0, 0])
+    for i in range(6000):
+        builder.body(f"b{i}", position=[i * 10.0, 0, 0], mass=1.0).sphere(
+            f"b{i}", "s", 0.1, "Steel", collision=False)
+    with hybridsim.Simulator(builder.build(), stop_time=1.0) as sim:
+        view = sim.state
+        expected = view.copy()
+    junk = [np.full(100000, 1234.5) for _ in range(20)]
+    assert np.array_equal(view, expected) and len(junk) == 20
+    sim = hybridsim.Simulator("bouncing_sphere")
+    view = sim.state
+    before = view.copy()
+    sim.reset(before)
+    assert np.array_equal(view, before)
+
+
+def test_self_referring_and_exploding_yaml_overrides_are_refused():
+    with pytest.raises(hybridsim.SceneError, match="contains itself"):
+        hybridsim.load("bouncing_sphere", set={"name": "&a [*a]"})
+    with pytest.raises(hybridsim.SceneError, match="contains itself"):
+        hybridsim.ModelBuilder("t").set("name", "&a [*a]")
+    # Nine levels of ten aliases each: 300 bytes that would expand to 10^9 nodes.
+    levels = ["&a0 [" + ", ".join(["x"] * 10) + "]"]
+    levels += [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    with pytest.raises(hybridsim.SceneError, match="YAML nodes"):
+        hybridsim.ModelBuilder("t").set("description", "[" + ", ".join(levels) + "]")
+
+
+def test_ctrl_c_stops_a_long_advance():
+    # advance(1e12) would run for days; SIGINT after a second raises KeyboardInterrupt at once.
+    import signal
+    import sys
+    child = subprocess.Popen(
+        [sys.executable, "-c",
+         "import hybridsim\nsim = hybridsim.Simulator('bouncing_sphere')\nprint('ready', flush=True)\n"
+         "try:\n    sim.advance(1e12)\nexcept KeyboardInterrupt:\n"
+         "    print('interrupted at', sim.time, sim.status, flush=True)\n"],
+        stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    started = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=20)
+    assert "interrupted at" in out and out.strip().endswith("ok"), out
+    assert time.monotonic() - started < 5.0
+
+
+def test_options_and_arguments_are_bounded():
+    with pytest.raises(hybridsim.SceneError, match="outputs"):
+        hybridsim.Simulator("bouncing_sphere", output_interval=1e-300)
+    with pytest.raises(hybridsim.SceneError, match="step_size"):
+        hybridsim.Simulator("bouncing_sphere", integrator="rk4", step_size=1e-15)
+    sim = hybridsim.Simulator("bouncing_sphere")
+    sim.run(3.0)
+    pair, slot = sim.contacts()["ids"][0]
+    with pytest.raises(hybridsim.SceneError, match="4096"):
+        sim.friction_cone(pair, slot, edges=10 ** 8)
+    # A quaternion of any magnitude is normalised, not overflowed.
+    model = (hybridsim.ModelBuilder("q").body("a", orientation=[1e300, 1e300, 0, 0])
+             .sphere("a", "s", 0.1, "Steel").build())
+    w, x, y, z = model.describe()["bodies"][0]["orientation"]
+    assert (w, x) == pytest.approx((math.sqrt(0.5), math.sqrt(0.5)), rel=1e-15)
+    with pytest.raises(hybridsim.SceneError, match="finite"):
+        sim.run(math.nan, controls={"torque": lambda s: 0.0}, period=1e-3)
+
+
+def test_read_csv_refuses_what_is_not_a_table(tmp_path):
+    with pytest.raises(hybridsim.SceneError, match="regular file"):
+        hybridsim.read_csv(tmp_path)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(hybridsim.SceneError, match="regular file"):
+        hybridsim.read_csv(fifo)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(hybridsim.SceneError, match="empty"):
+        hybridsim.read_csv(empty)
+    twice = tmp_path / "twice.csv"
+    twice.write_text("t,a,a\n0,1,2\n")
+    with pytest.raises(hybridsim.SceneError, match="twice"):
+        hybridsim.read_csv(twice)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(b"t,\xff\n0,x\n")
+    with pytest.raises(hybridsim.SceneError, match="not a number") as error:
+        hybridsim.read_csv(latin)
+    assert "\ufffd" in str(error.value)  # the byte shown, the message kept

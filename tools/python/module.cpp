@@ -8,9 +8,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -123,11 +126,38 @@ class TrajectoryRecorder final : public SimulationObserver {
   std::vector<double> row_;
 };
 
+// The options the CLI also refuses: more outputs than a run can hold, a fixed step too small to
+// make progress in any reasonable time.
+const SimulatorConfig& checked_config(const Model& model, const SimulatorConfig& config) {
+  const SimulationOptions options = make_simulation_options(model, config);
+  if (options.output_interval > 0.0 &&
+      (options.stop_time - options.start_time) / options.output_interval > kMaxOutputCount) {
+    throw InputError(fmt::format(
+        "output_interval = {} s with stop time {} s: more than {:.0e} outputs (raise the "
+        "interval)",
+        options.output_interval, options.stop_time, kMaxOutputCount));
+  }
+  if (config.step_size && !(*config.step_size >= 1e-12 && std::isfinite(*config.step_size))) {
+    throw InputError(fmt::format("step_size = {}: at least 1e-12 s and finite", *config.step_size));
+  }
+  return config;
+}
+
+// A unit quaternion from four numbers of any magnitude (scaled first, so that 1e300 does not
+// overflow); InputError for zero or non-finite ones.
+Quat unit_quaternion(double w, double x, double y, double z, const std::string& what) {
+  const double scale = std::max({std::abs(w), std::abs(x), std::abs(y), std::abs(z)});
+  if (!(scale > 0.0) || !std::isfinite(scale)) {
+    throw InputError(fmt::format("{}: the quaternion must be finite and not zero", what));
+  }
+  return Quat(w / scale, x / scale, y / scale, z / scale).normalized();
+}
+
 // The Python Simulator: a scene's simulator with its recorder, closable.
 class PySimulator {
  public:
   PySimulator(Model model, const SimulatorConfig& config)
-      : config_(config),
+      : config_(checked_config(model, config)),
         simulator_(std::make_shared<Simulator>(std::move(model), config)),
         recorder_(std::make_unique<TrajectoryRecorder>(*simulator_)) {
     simulator_->add_observer(*recorder_);
@@ -266,8 +296,8 @@ void bind_model_builder(py::module_& m) {
             spec.fixed = fixed;
             spec.position_W = vec3_argument(position, "position");
             if (orientation.size() != 4) throw InputError("orientation: 4 numbers (w, x, y, z)");
-            spec.orientation_WB =
-                Quat(orientation[0], orientation[1], orientation[2], orientation[3]);
+            spec.orientation_WB = unit_quaternion(orientation[0], orientation[1], orientation[2],
+                                                  orientation[3], "body " + name + " orientation");
             spec.linear_velocity_W = vec3_argument(velocity, "velocity");
             spec.angular_velocity_W = vec3_argument(angular_velocity, "angular_velocity");
             spec.mass = mass;
@@ -358,6 +388,29 @@ void bind_model_builder(py::module_& m) {
       .def("build", &ModelBuilder::build);
 }
 
+// advance_to(t) in pieces of about a tenth of a second of wall time, with the GIL released, and
+// Python's signals checked between them, so that Ctrl-C stops a long advance
+// (KeyboardInterrupt) where the run stands. Steps are never cut at an advance target, so the
+// pieces take the same steps and events as one call.
+AdvanceStop advance_interruptibly(Simulator& simulator, double t, bool stop_at_events) {
+  double piece = 1e-3;  // s of simulated time, adapted to the wall time a piece takes
+  while (true) {
+    const double from = simulator.time();
+    const double target = t - from > piece ? from + piece : t;
+    const auto started = std::chrono::steady_clock::now();
+    AdvanceResult result;
+    {
+      const py::gil_scoped_release no_gil;
+      result = simulator.advance_to(target, stop_at_events);
+    }
+    if (result.stop != AdvanceStop::target_reached || target >= t) return result.stop;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    piece *= std::clamp(0.1 / std::max(wall, 1e-6), 0.5, 10.0);
+  }
+}
+
 double finite_time(double t, const char* what) {
   if (!std::isfinite(t)) throw InputError(fmt::format("{} = {}: must be a finite time", what, t));
   return t;
@@ -395,6 +448,11 @@ void parse_csv_rows(const char* p, const char* end, std::size_t first_row, std::
 // parsed by two threads straight into the array (a million rows of 28 columns in well under a
 // second).
 py::tuple read_numeric_csv(const std::string& path) {
+  // Regular files only: a FIFO would block, a directory or /proc file has no size.
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    throw InputError(fmt::format("{}: not a regular file", path));
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) throw InputError(fmt::format("{}: cannot open", path));
   // One read of the whole file (an istreambuf_iterator copy would take a second per 100 MB).
@@ -404,6 +462,8 @@ py::tuple read_numeric_csv(const std::string& path) {
   file.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (!file) throw InputError(fmt::format("{}: cannot read", path));
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (text.empty()) throw InputError(fmt::format("{}: empty file", path));
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
   text += '\n';
   const std::size_t header_end = text.find('\n');
   std::vector<std::string> names;
@@ -412,6 +472,9 @@ py::tuple read_numeric_csv(const std::string& path) {
     if (comma == std::string::npos || comma > header_end) comma = header_end;
     std::string name = text.substr(start, comma - start);
     if (!name.empty() && name.back() == '\r') name.pop_back();
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      throw InputError(fmt::format("{}: column '{}' appears twice", path, name));
+    }
     names.push_back(name);
     start = comma + 1;
   }
@@ -465,7 +528,11 @@ PYBIND11_MODULE(_hybridsim, m) {
     try {
       if (error) std::rethrow_exception(error);
     } catch (const InputError& e) {
-      scene_error(e.what());
+      // Any bytes of a file name or value that are not UTF-8 are shown as U+FFFD, not lost.
+      const std::string message = e.what();
+      py::object text = py::reinterpret_steal<py::object>(
+          PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace"));
+      PyErr_SetObject(scene_error.ptr(), text.ptr());
     }
   });
 
@@ -515,9 +582,8 @@ PYBIND11_MODULE(_hybridsim, m) {
       .def(
           "advance",
           [](PySimulator& self, double t, bool stop_at_events) {
-            const AdvanceResult result =
-                self.get().advance_to(finite_time(t, "advance t"), stop_at_events);
-            return to_string(result.stop);
+            return to_string(
+                advance_interruptibly(self.get(), finite_time(t, "advance t"), stop_at_events));
           },
           py::arg("t"), py::arg("stop_at_events") = false)
       .def("step", [](PySimulator& self) { return to_string(self.get().step().stop); })
@@ -534,17 +600,20 @@ PYBIND11_MODULE(_hybridsim, m) {
                              [](const PySimulator& self) { return self.get().status_message(); })
       .def_property_readonly("integrator",
                              [](const PySimulator& self) { return self.get().integrator_name(); })
-      .def_property_readonly("state",
-                             [](py::object self_object) {
-                               // A read-only view of the state vector, alive as long as the
-                               // simulator.
-                               const PySimulator& self = self_object.cast<const PySimulator&>();
-                               const VectorX& x = self.get().state();
-                               py::array_t<double> view({x.size()}, {sizeof(double)}, x.data(),
-                                                        self_object);
-                               view.attr("setflags")(py::arg("write") = false);
-                               return view;
-                             })
+      .def_property_readonly(
+          "state",
+          [](const PySimulator& self) {
+            // A read-only view of the state vector; its base owns a share of the simulator, so
+            // that the buffer outlives close() and reset() (it then holds the last values).
+            auto owner = std::make_unique<std::shared_ptr<Simulator>>(self.shared());
+            const VectorX& x = (*owner)->state();
+            py::capsule base(owner.get(),
+                             [](void* p) { delete static_cast<std::shared_ptr<Simulator>*>(p); });
+            owner.release();
+            py::array_t<double> view({x.size()}, {sizeof(double)}, x.data(), base);
+            view.attr("setflags")(py::arg("write") = false);
+            return view;
+          })
       .def("statistics_json",
            [](const PySimulator& self) { return make_stats(self.get().statistics()).dump(); })
       .def("events_json", [](const PySimulator& self) { return self.recorder().events_; })
@@ -648,7 +717,9 @@ PYBIND11_MODULE(_hybridsim, m) {
           "friction_cone",
           [](const PySimulator& self, std::uint64_t pair, int slot, int edges, bool inscribed) {
             const auto frame = self.get().contact_frame(pair, slot);
-            if (edges < 3) throw InputError(fmt::format("edges = {}: 3 or more", edges));
+            if (edges < 3 || edges > 4096) {
+              throw InputError(fmt::format("edges = {}: from 3 to 4096", edges));
+            }
             const Eigen::MatrixX3d cone = Simulator::friction_cone(
                 frame, edges,
                 inscribed ? ConeApproximation::inscribed : ConeApproximation::circumscribed);

@@ -9,6 +9,8 @@
 docs/python.md in the source tree documents every name.
 """
 import json as _json
+import math as _math
+import numbers as _numbers
 import os as _os
 
 import numpy as _np
@@ -97,7 +99,9 @@ def read_run(folder):
     dicts, "summary": dict, "contacts" and "diagnostics": dicts of arrays} (those present)."""
     folder = _os.fspath(folder)
     if not _os.path.isdir(folder):
-        raise FileNotFoundError(f"{folder}: no such folder")
+        raise FileNotFoundError(f"{folder}: not a folder (of hybridsim run --out)")
+    if not _os.path.exists(_os.path.join(folder, "trajectory.csv")):
+        raise FileNotFoundError(f"{folder}: no trajectory.csv (a folder of hybridsim run --out?)")
     run = {}
     for key, name in (("trajectory", "trajectory.csv"), ("diagnostics", "diagnostics.csv")):
         path = _os.path.join(folder, name)
@@ -105,19 +109,32 @@ def read_run(folder):
             run[key] = read_csv(path)
     path = _os.path.join(folder, "events.jsonl")
     if _os.path.exists(path):
+        run["events"] = []
         with open(path) as file:
-            run["events"] = [_json.loads(line) for line in file if line.strip()]
+            for number, line in enumerate(file, 1):
+                if line.strip():
+                    try:
+                        run["events"].append(_json.loads(line))
+                    except ValueError as error:
+                        raise SceneError(f"{path}:{number}: {error}") from None
     path = _os.path.join(folder, "summary.json")
     if _os.path.exists(path):
         with open(path) as file:
-            run["summary"] = _json.load(file)
+            try:
+                run["summary"] = _json.load(file)
+            except ValueError as error:
+                raise SceneError(f"{path}: {error}") from None
     path = _os.path.join(folder, "contacts.csv")
     if _os.path.exists(path):
         # Its labels are text: read with the csv module, numbers as floats.
         import csv
         with open(path, newline="") as file:
             rows = list(csv.reader(file))
+        if not rows:
+            raise SceneError(f"{path}: empty file")
         header, body = rows[0], rows[1:]
+        if any(len(row) != len(header) for row in body):
+            raise SceneError(f"{path}: rows of another length than the header's")
         contacts = {}
         for i, name in enumerate(header):
             values = [row[i] for row in body]
@@ -198,10 +215,13 @@ class Simulator:
         for name, value in (("rtol", rtol), ("atol", atol), ("stop_time", stop_time),
                             ("output_interval", output_interval), ("step_size", step_size),
                             ("max_step", max_step)):
-            if value is not None and not isinstance(value, (int, float)):
+            if value is not None and (not isinstance(value, _numbers.Real)
+                                      or isinstance(value, bool)):
                 raise TypeError(f"{name}: a number, not {type(value).__name__}")
-        self._sim = _hybridsim.Simulator(model, integrator, rtol, atol, stop_time,
-                                         output_interval, step_size, max_step)
+        number = (lambda v: None if v is None else float(v))
+        self._sim = _hybridsim.Simulator(model, integrator, number(rtol), number(atol),
+                                         number(stop_time), number(output_interval),
+                                         number(step_size), number(max_step))
         self.model = model
 
     # --- advancing ---------------------------------------------------------------------------
@@ -213,6 +233,8 @@ class Simulator:
         the output instants, period = the output interval), each value set with set_input and
         held until the next instant (a sampled controller)."""
         stop = self._sim.stop_time if stop_time is None else float(stop_time)
+        if not _math.isfinite(stop):
+            raise SceneError(f"run stop_time = {stop}: must be a finite time")
         if not controls:
             self._sim.advance(stop)
             return self.status
@@ -224,9 +246,14 @@ class Simulator:
             if not callable(law):
                 raise TypeError(f"controls[{name!r}]: a callable of the simulator")
         start, k = self.time, 0
+        last = {}
         while self.time < stop and self.status == "ok":
             for name, law in controls.items():
-                self.set_input(name, law(self))
+                value = _np.asarray(law(self), dtype=float)
+                # An unchanged value is not set again: each change is a time event (a restart).
+                if name not in last or not _np.array_equal(value, last[name]):
+                    self.set_input(name, value)
+                    last[name] = value
             k += 1
             self._sim.advance(min(start + k * float(period), stop))
         return self.status
@@ -314,9 +341,10 @@ class Simulator:
     def set_input(self, name, value):
         """Sets a scene input (force N, torque N m, a joint effort, a servo command) from now on;
         a scalar for a joint input."""
-        if _np.isscalar(value):
-            value = [float(value), 0.0, 0.0]
-        self._sim.set_input(name, [float(v) for v in value])
+        value = _np.asarray(value, dtype=float)
+        if value.ndim == 0:
+            value = _np.array([float(value), 0.0, 0.0])
+        self._sim.set_input(name, [float(v) for v in value.ravel()])
 
     def release_input(self, name):
         self._sim.release_input(name)
