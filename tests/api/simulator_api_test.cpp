@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <sstream>
 #include <thread>
 
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "approx.hpp"
@@ -132,6 +134,56 @@ TEST_CASE("api: the CLI, one advance_to and 1000 advance_to calls give the same 
         std::count_if(one.events.begin(), one.events.end(), [](const EventRecord& r) {
           return r.kind == EventRecord::Kind::contact_start;
         }));
+}
+
+TEST_CASE("api: trajectory rows from a C++ host are the CLI's trajectory, number for number") {
+  // bouncing_sphere over 1 s: outputs and impacts. A host records Simulator::trajectory_row at
+  // every output and event (as the CLI's writer does); the CLI's CSV prints 17 digits, which
+  // read back to the same doubles.
+  struct Rows final : SimulationObserver {
+    explicit Rows(const Simulator& s) : simulator(s) {}
+    void on_output(double t, const VectorX& x) override { add(t, x); }
+    void on_event(const EventInstant& instant, const VectorX& x) override {
+      if (instant.kind != EventInstantKind::initialization) add(instant.t, x);
+    }
+    void add(double t, const VectorX& x) {
+      std::vector<double> row;
+      simulator.trajectory_row(x, row);
+      row.insert(row.begin(), t);
+      rows.push_back(row);
+    }
+    const Simulator& simulator;
+    std::vector<std::vector<double>> rows;
+  };
+  SimulatorConfig config;
+  config.stop_time = 1.0;
+  Simulator simulator(load_scene_file("bouncing_sphere"), config);
+  Rows host(simulator);
+  simulator.add_observer(host);
+  simulator.advance_to(1.0);
+
+  const auto dir = testing::temporary_directory();
+  REQUIRE(testing::run_cli(fmt::format("run bouncing_sphere --stop-time 1 --quiet --trajectory "
+                                       "{}/t.csv",
+                                       dir.string()),
+                           dir)
+              .status == 0);
+  std::istringstream csv(testing::read_file(dir / "t.csv"));
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::string> header = {"t"};
+  for (const std::string& name : simulator.trajectory_columns()) header.push_back(name);
+  CHECK(line == fmt::format("{}", fmt::join(header, ",")));
+  std::size_t row = 0;
+  for (; std::getline(csv, line); ++row) {
+    REQUIRE(row < host.rows.size());
+    std::istringstream fields(line);
+    std::string field;
+    for (std::size_t column = 0; std::getline(fields, field, ','); ++column) {
+      CHECK(std::stod(field) == host.rows[row][column]);
+    }
+  }
+  CHECK(row == host.rows.size());
 }
 
 TEST_CASE("api: a host-set input is a time event, and the motion follows the closed form") {
