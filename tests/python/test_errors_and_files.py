@@ -204,3 +204,16 @@ def test_read_csv_refuses_what_is_not_a_table(tmp_path):
     with pytest.raises(hybridsim.SceneError, match="not a number") as error:
         hybridsim.read_csv(latin)
     assert "\ufffd" in str(error.value)  # the byte shown, the message kept
+
+
+def test_objects_made_without_init_raise_instead_of_crashing():
+    from hybridsim import _hybridsim
+    for cls, call in ((_hybridsim.ModelBuilder, lambda o: o.to_yaml()),
+                      (hybridsim.ModelBuilder, lambda o: o.body("b")),
+                      (_hybridsim.Model, lambda o: o.describe()),
+                      (_hybridsim.Simulator, lambda o: o.time)):
+        uninitialised = cls.__new__(cls)
+        with pytest.raises(RuntimeError, match="never initialised"):
+            call(uninitialised)
+    with pytest.raises(TypeError):
+        _hybridsim.ModelBuilder.to_yaml(5)

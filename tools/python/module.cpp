@@ -153,6 +153,20 @@ Quat unit_quaternion(double w, double x, double y, double z, const std::string& 
   return Quat(w / scale, x / scale, y / scale, z / scale).normalized();
 }
 
+// The C++ object behind `self`, an instance of a class bound here. An instance made with
+// __new__ and never initialised has no constructed object: an error, not a crash.
+template <typename T>
+T& initialised(py::handle self) {
+  if (!py::isinstance<T>(self)) throw py::type_error("not an object of this class");
+  auto* instance = reinterpret_cast<py::detail::instance*>(self.ptr());
+  py::detail::value_and_holder holder =
+      instance->get_value_and_holder(py::detail::get_type_info(typeid(T)));
+  if (!holder || !holder.holder_constructed()) {
+    throw std::runtime_error("this object was never initialised (create it by calling its class)");
+  }
+  return *holder.template value_ptr<T>();
+}
+
 // The Python Simulator: a scene's simulator with its recorder, closable.
 class PySimulator {
  public:
@@ -264,31 +278,32 @@ Signal constant_signal(const Vec3& value) {
 
 void bind_model_builder(py::module_& m) {
   using V = std::vector<double>;
-  const auto self = py::return_value_policy::reference_internal;
+  // Each call returns the builder itself, for chaining.
+  const auto chain = py::return_value_policy::reference_internal;
   py::class_<ModelBuilder>(m, "ModelBuilder")
       .def(py::init<std::string, std::string>(), py::arg("name"), py::arg("description") = "")
       .def(
           "gravity",
-          [](ModelBuilder& b, const V& g) -> ModelBuilder& {
-            return b.gravity(vec3_argument(g, "gravity"));
+          [](py::handle self, const V& g) -> ModelBuilder& {
+            return initialised<ModelBuilder>(self).gravity(vec3_argument(g, "gravity"));
           },
-          py::arg("gravity"), self)
+          py::arg("gravity"), chain)
       .def(
           "material",
-          [](ModelBuilder& b, const std::string& name, double density, double youngs_modulus,
+          [](py::handle self, const std::string& name, double density, double youngs_modulus,
              double poisson_ratio) -> ModelBuilder& {
             Material material;
             material.name = name;
             material.density = density;
             material.youngs_modulus = youngs_modulus;
             material.poisson_ratio = poisson_ratio;
-            return b.material(material);
+            return initialised<ModelBuilder>(self).material(material);
           },
           py::arg("name"), py::arg("density"), py::arg("youngs_modulus"), py::arg("poisson_ratio"),
-          self)
+          chain)
       .def(
           "body",
-          [](ModelBuilder& b, const std::string& name, bool fixed, const V& position,
+          [](py::handle self, const std::string& name, bool fixed, const V& position,
              const V& orientation, const V& velocity, const V& angular_velocity,
              std::optional<double> mass) -> ModelBuilder& {
             BodySpec spec;
@@ -301,63 +316,68 @@ void bind_model_builder(py::module_& m) {
             spec.linear_velocity_W = vec3_argument(velocity, "velocity");
             spec.angular_velocity_W = vec3_argument(angular_velocity, "angular_velocity");
             spec.mass = mass;
-            return b.body(spec);
+            return initialised<ModelBuilder>(self).body(spec);
           },
           py::arg("name"), py::arg("fixed") = false, py::arg("position") = V{0, 0, 0},
           py::arg("orientation") = V{1, 0, 0, 0}, py::arg("velocity") = V{0, 0, 0},
-          py::arg("angular_velocity") = V{0, 0, 0}, py::arg("mass") = py::none(), self)
+          py::arg("angular_velocity") = V{0, 0, 0}, py::arg("mass") = py::none(), chain)
       .def(
           "sphere",
-          [](ModelBuilder& b, const std::string& body, const std::string& shape, double radius,
+          [](py::handle self, const std::string& body, const std::string& shape, double radius,
              const std::string& material, const V& position, bool collision) -> ModelBuilder& {
-            return b.sphere(body, shape, radius, material, placement(position, collision));
+            return initialised<ModelBuilder>(self).sphere(body, shape, radius, material,
+                                                          placement(position, collision));
           },
           py::arg("body"), py::arg("shape"), py::arg("radius"), py::arg("material"),
-          py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, self)
+          py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, chain)
       .def(
           "box",
-          [](ModelBuilder& b, const std::string& body, const std::string& shape, const V& size,
+          [](py::handle self, const std::string& body, const std::string& shape, const V& size,
              const std::string& material, const V& position, bool collision) -> ModelBuilder& {
-            return b.box(body, shape, vec3_argument(size, "size"), material,
-                         placement(position, collision));
+            return initialised<ModelBuilder>(self).box(body, shape, vec3_argument(size, "size"),
+                                                       material, placement(position, collision));
           },
           py::arg("body"), py::arg("shape"), py::arg("size"), py::arg("material"),
-          py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, self)
+          py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, chain)
       .def(
           "capsule",
-          [](ModelBuilder& b, const std::string& body, const std::string& shape, double radius,
+          [](py::handle self, const std::string& body, const std::string& shape, double radius,
              double length, const std::string& material, const V& position,
              bool collision) -> ModelBuilder& {
-            return b.capsule(body, shape, radius, length, material, placement(position, collision));
+            return initialised<ModelBuilder>(self).capsule(body, shape, radius, length, material,
+                                                           placement(position, collision));
           },
           py::arg("body"), py::arg("shape"), py::arg("radius"), py::arg("length"),
-          py::arg("material"), py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, self)
+          py::arg("material"), py::arg("position") = V{0, 0, 0}, py::arg("collision") = true, chain)
       .def(
           "halfspace",
-          [](ModelBuilder& b, const std::string& body, const std::string& shape, const V& normal,
+          [](py::handle self, const std::string& body, const std::string& shape, const V& normal,
              double offset, const std::string& material) -> ModelBuilder& {
-            return b.halfspace(body, shape, vec3_argument(normal, "normal"), offset, material);
+            return initialised<ModelBuilder>(self).halfspace(
+                body, shape, vec3_argument(normal, "normal"), offset, material);
           },
           py::arg("body"), py::arg("shape"), py::arg("normal"), py::arg("offset"),
-          py::arg("material"), self)
+          py::arg("material"), chain)
       .def(
           "force_input",
-          [](ModelBuilder& b, const std::string& name, const std::string& body, const V& value,
+          [](py::handle self, const std::string& name, const std::string& body, const V& value,
              bool torque, bool body_frame) -> ModelBuilder& {
-            return b.input(name, body, torque ? Input::Kind::torque : Input::Kind::force,
-                           constant_signal(vec3_argument(value, "value")), body_frame);
+            return initialised<ModelBuilder>(self).input(
+                name, body, torque ? Input::Kind::torque : Input::Kind::force,
+                constant_signal(vec3_argument(value, "value")), body_frame);
           },
           py::arg("name"), py::arg("body"), py::arg("value") = V{0, 0, 0},
-          py::arg("torque") = false, py::arg("body_frame") = false, self)
+          py::arg("torque") = false, py::arg("body_frame") = false, chain)
       .def(
           "joint_input",
-          [](ModelBuilder& b, const std::string& name, double effort) -> ModelBuilder& {
-            return b.joint_input(name, constant_signal(Vec3(effort, 0, 0)));
+          [](py::handle self, const std::string& name, double effort) -> ModelBuilder& {
+            return initialised<ModelBuilder>(self).joint_input(name,
+                                                               constant_signal(Vec3(effort, 0, 0)));
           },
-          py::arg("name"), py::arg("effort") = 0.0, self)
+          py::arg("name"), py::arg("effort") = 0.0, chain)
       .def(
           "joint",
-          [](ModelBuilder& b, const std::string& name, const std::string& type,
+          [](py::handle self, const std::string& name, const std::string& type,
              const std::string& parent, const std::string& child, std::optional<V> anchor,
              std::optional<V> axis, const std::string& input, double initial_position,
              double initial_velocity, double stiffness, double damping) -> ModelBuilder& {
@@ -373,19 +393,19 @@ void bind_model_builder(py::module_& m) {
             spec.initial_velocity = initial_velocity;
             spec.stiffness = stiffness;
             spec.damping = damping;
-            return b.joint(spec);
+            return initialised<ModelBuilder>(self).joint(spec);
           },
           py::arg("name"), py::arg("type"), py::arg("parent"), py::arg("child"),
           py::arg("anchor") = py::none(), py::arg("axis") = py::none(), py::arg("input") = "",
           py::arg("initial_position") = 0.0, py::arg("initial_velocity") = 0.0,
-          py::arg("stiffness") = 0.0, py::arg("damping") = 0.0, self)
+          py::arg("stiffness") = 0.0, py::arg("damping") = 0.0, chain)
       .def(
           "set",
-          [](ModelBuilder& b, const std::string& key,
-             const std::string& yaml_value) -> ModelBuilder& { return b.set(key, yaml_value); },
-          py::arg("key"), py::arg("yaml_value"), self)
-      .def("to_yaml", &ModelBuilder::to_yaml)
-      .def("build", &ModelBuilder::build);
+          [](py::handle self, const std::string& key, const std::string& yaml_value)
+              -> ModelBuilder& { return initialised<ModelBuilder>(self).set(key, yaml_value); },
+          py::arg("key"), py::arg("yaml_value"), chain)
+      .def("to_yaml", [](py::handle self) { return initialised<ModelBuilder>(self).to_yaml(); })
+      .def("build", [](py::handle self) { return initialised<ModelBuilder>(self).build(); });
 }
 
 // advance_to(t) in pieces of about a tenth of a second of wall time, with the GIL released, and
@@ -538,8 +558,8 @@ PYBIND11_MODULE(_hybridsim, m) {
 
   bind_model_builder(m);
   py::class_<Model>(m, "Model")
-      .def_property_readonly("name", [](const Model& model) { return model.name; })
-      .def("describe", &describe_model);
+      .def_property_readonly("name", [](py::handle self) { return initialised<Model>(self).name; })
+      .def("describe", [](py::handle self) { return describe_model(initialised<Model>(self)); });
 
   m.def(
       "load_scene",
@@ -577,35 +597,52 @@ PYBIND11_MODULE(_hybridsim, m) {
            py::arg("atol") = py::none(), py::arg("stop_time") = py::none(),
            py::arg("output_interval") = py::none(), py::arg("step_size") = py::none(),
            py::arg("max_step") = py::none())
-      .def("close", &PySimulator::close)
-      .def("reset", &PySimulator::reset, py::arg("state"))
+      .def("close", [](py::handle self) { initialised<PySimulator>(self).close(); })
+      .def(
+          "reset",
+          [](py::handle self, const std::vector<double>& x) {
+            initialised<PySimulator>(self).reset(x);
+          },
+          py::arg("state"))
       .def(
           "advance",
-          [](PySimulator& self, double t, bool stop_at_events) {
-            return to_string(
-                advance_interruptibly(self.get(), finite_time(t, "advance t"), stop_at_events));
+          [](py::handle self, double t, bool stop_at_events) {
+            return to_string(advance_interruptibly(initialised<PySimulator>(self).get(),
+                                                   finite_time(t, "advance t"), stop_at_events));
           },
           py::arg("t"), py::arg("stop_at_events") = false)
-      .def("step", [](PySimulator& self) { return to_string(self.get().step().stop); })
-      .def_property_readonly("time", [](const PySimulator& self) { return self.get().time(); })
-      .def_property_readonly("stop_time",
-                             [](const PySimulator& self) { return self.get().options().stop_time; })
+      .def("step",
+           [](py::handle self) {
+             return to_string(initialised<PySimulator>(self).get().step().stop);
+           })
+      .def_property_readonly(
+          "time", [](py::handle self) { return initialised<PySimulator>(self).get().time(); })
+      .def_property_readonly(
+          "stop_time",
+          [](py::handle self) { return initialised<PySimulator>(self).get().options().stop_time; })
       .def_property_readonly(
           "output_interval",
-          [](const PySimulator& self) { return self.get().options().output_interval; })
+          [](py::handle self) {
+            return initialised<PySimulator>(self).get().options().output_interval;
+          })
       .def_property_readonly(
           "status",
-          [](const PySimulator& self) { return std::string(to_string(self.get().status())); })
-      .def_property_readonly("status_message",
-                             [](const PySimulator& self) { return self.get().status_message(); })
-      .def_property_readonly("integrator",
-                             [](const PySimulator& self) { return self.get().integrator_name(); })
+          [](py::handle self) {
+            return std::string(to_string(initialised<PySimulator>(self).get().status()));
+          })
+      .def_property_readonly(
+          "status_message",
+          [](py::handle self) { return initialised<PySimulator>(self).get().status_message(); })
+      .def_property_readonly(
+          "integrator",
+          [](py::handle self) { return initialised<PySimulator>(self).get().integrator_name(); })
       .def_property_readonly(
           "state",
-          [](const PySimulator& self) {
+          [](py::handle self) {
             // A read-only view of the state vector; its base owns a share of the simulator, so
             // that the buffer outlives close() and reset() (it then holds the last values).
-            auto owner = std::make_unique<std::shared_ptr<Simulator>>(self.shared());
+            auto owner = std::make_unique<std::shared_ptr<Simulator>>(
+                initialised<PySimulator>(self).shared());
             const VectorX& x = (*owner)->state();
             py::capsule base(owner.get(),
                              [](void* p) { delete static_cast<std::shared_ptr<Simulator>*>(p); });
@@ -615,17 +652,22 @@ PYBIND11_MODULE(_hybridsim, m) {
             return view;
           })
       .def("statistics_json",
-           [](const PySimulator& self) { return make_stats(self.get().statistics()).dump(); })
-      .def("events_json", [](const PySimulator& self) { return self.recorder().events_; })
+           [](py::handle self) {
+             return make_stats(initialised<PySimulator>(self).get().statistics()).dump();
+           })
+      .def("events_json",
+           [](py::handle self) { return initialised<PySimulator>(self).recorder().events_; })
       .def("trajectory_columns",
-           [](const PySimulator& self) {
+           [](py::handle self) {
              std::vector<std::string> names = {"t"};
-             for (const std::string& name : self.get().trajectory_columns()) names.push_back(name);
+             for (const std::string& name :
+                  initialised<PySimulator>(self).get().trajectory_columns())
+               names.push_back(name);
              return names;
            })
       .def("trajectory_table",
-           [](const PySimulator& self) {
-             const TrajectoryRecorder& recorder = self.recorder();
+           [](py::handle self) {
+             const TrajectoryRecorder& recorder = initialised<PySimulator>(self).recorder();
              const std::size_t columns = recorder.rows ? recorder.values.size() / recorder.rows : 1;
              py::array_t<double> table({recorder.rows, columns});
              std::copy(recorder.values.begin(), recorder.values.end(), table.mutable_data());
@@ -633,8 +675,8 @@ PYBIND11_MODULE(_hybridsim, m) {
            })
       .def(
           "body_state",
-          [](const PySimulator& self, const std::string& body) {
-            const BodyState s = self.get().body_state(body);
+          [](py::handle self, const std::string& body) {
+            const BodyState s = initialised<PySimulator>(self).get().body_state(body);
             return py::dict(
                 py::arg("position") = to_numpy(s.position_W),
                 py::arg("orientation") = py::make_tuple(s.orientation_WB.w(), s.orientation_WB.x(),
@@ -647,16 +689,16 @@ PYBIND11_MODULE(_hybridsim, m) {
           py::arg("body"))
       .def(
           "joint_state",
-          [](const PySimulator& self, const std::string& joint) {
-            const JointCoordinate q = self.get().joint_state(joint);
+          [](py::handle self, const std::string& joint) {
+            const JointCoordinate q = initialised<PySimulator>(self).get().joint_state(joint);
             return py::make_tuple(q.position, q.velocity);
           },
           py::arg("joint"))
-      .def("energy", [](const PySimulator& self) { return self.get().energy(); })
+      .def("energy", [](py::handle self) { return initialised<PySimulator>(self).get().energy(); })
       .def("contact_table",
-           [](const PySimulator& self) {
+           [](py::handle self) {
              // Per contact point: pair, slot, normal force, point (3), normal (3), friction (3).
-             const auto contacts = self.get().contact_results();
+             const auto contacts = initialised<PySimulator>(self).get().contact_results();
              py::array_t<double> table({contacts.size(), std::size_t{12}});
              for (std::size_t i = 0; i < contacts.size(); ++i) {
                const ContactResult& c = contacts[i];
@@ -680,27 +722,30 @@ PYBIND11_MODULE(_hybridsim, m) {
            })
       .def(
           "set_input",
-          [](PySimulator& self, const std::string& input, const std::vector<double>& value) {
+          [](py::handle self, const std::string& input, const std::vector<double>& value) {
             const Vec3 v = to_vec3(value, "set_input value");
             if (!v.allFinite()) throw InputError(fmt::format("set_input {}: not finite", input));
-            self.get().set_input(input, v);
+            initialised<PySimulator>(self).get().set_input(input, v);
           },
           py::arg("input"), py::arg("value"))
       .def(
           "release_input",
-          [](PySimulator& self, const std::string& input) { self.get().release_input(input); },
+          [](py::handle self, const std::string& input) {
+            initialised<PySimulator>(self).get().release_input(input);
+          },
           py::arg("input"))
       .def(
           "input_value",
-          [](const PySimulator& self, const std::string& input) {
-            return to_numpy(self.get().input_value(input));
+          [](py::handle self, const std::string& input) {
+            return to_numpy(initialised<PySimulator>(self).get().input_value(input));
           },
           py::arg("input"))
-      .def("velocity_size", [](const PySimulator& self) { return self.get().velocity_size(); })
+      .def("velocity_size",
+           [](py::handle self) { return initialised<PySimulator>(self).get().velocity_size(); })
       .def(
           "contact_jacobian",
-          [](const PySimulator& self, std::uint64_t pair, int slot) {
-            const Simulator& simulator = self.get();
+          [](py::handle self, std::uint64_t pair, int slot) {
+            const Simulator& simulator = initialised<PySimulator>(self).get();
             Eigen::MatrixXd jacobian(6, simulator.velocity_size());
             Vec6 drift;
             simulator.contact_jacobian(pair, slot, jacobian, drift);
@@ -715,8 +760,8 @@ PYBIND11_MODULE(_hybridsim, m) {
           py::arg("pair"), py::arg("slot"))
       .def(
           "friction_cone",
-          [](const PySimulator& self, std::uint64_t pair, int slot, int edges, bool inscribed) {
-            const auto frame = self.get().contact_frame(pair, slot);
+          [](py::handle self, std::uint64_t pair, int slot, int edges, bool inscribed) {
+            const auto frame = initialised<PySimulator>(self).get().contact_frame(pair, slot);
             if (edges < 3 || edges > 4096) {
               throw InputError(fmt::format("edges = {}: from 3 to 4096", edges));
             }
@@ -732,8 +777,8 @@ PYBIND11_MODULE(_hybridsim, m) {
           py::arg("pair"), py::arg("slot"), py::arg("edges") = 6, py::arg("inscribed") = true)
       .def(
           "set_bilateral",
-          [](PySimulator& self, const std::string& name, bool on) {
-            self.get().set_bilateral(name, on);
+          [](py::handle self, const std::string& name, bool on) {
+            initialised<PySimulator>(self).get().set_bilateral(name, on);
           },
           py::arg("name"), py::arg("on"));
 }
