@@ -79,6 +79,14 @@ struct EventInstant {
   EventOutcome outcome;          // what the system did there and the records it logged
 };
 
+// Something a run's host should know that does not stop the run (the summary's "warnings"):
+// kind is "load", "initial_overlap", "stiff_contact", "energy_rise" or "stall".
+struct Warning {
+  double t = 0.0;  // s, the simulated time it refers to
+  std::string kind;
+  std::string message;  // one line, naming what it is about (a pair, a depth, a file)
+};
+
 class HybridSystem {
  public:
   virtual ~HybridSystem() = default;
@@ -188,6 +196,24 @@ class HybridSystem {
                                            std::span<const int> /*perturbed*/, VectorRef xdot) {
     compute_derivatives(t, x, xdot);
   }
+
+  // Warnings about the start of a run at (t0, x), after initialize: what the loader skipped, an
+  // initial overlap deeper than the contact law's scale, a contact the absolute tolerance atol
+  // (in the state's units) cannot resolve. The default has none.
+  virtual std::vector<Warning> start_warnings(double /*t0*/, ConstVectorRef /*x*/,
+                                              double /*atol*/) {
+    return {};
+  }
+  // Warnings about an event instant's records (a contact whose law is too stiff for the absolute
+  // tolerance atol, ...), appended to `warnings`. The default has none.
+  virtual void event_warnings(double /*t*/, const EventOutcome& /*outcome*/, double /*atol*/,
+                              std::vector<Warning>& /*warnings*/) {}
+  // The total energy at x (J), for a system that nothing feeds energy into (no inputs, actuators,
+  // prescribed motion), so that a rise is a numerical fault worth a warning; NaN otherwise (the
+  // default). Evaluated while the run is at x (outputs and events). energy_rise_tolerance is the
+  // rise (J) above the starting energy that counts as one.
+  virtual double passive_energy(ConstVectorRef /*x*/) { return kNaN; }
+  virtual double energy_rise_tolerance(ConstVectorRef /*x0*/) const { return kInfinity; }
 
   // Number of right-hand-side evaluations since construction.
   virtual long rhs_evaluation_count() const = 0;

@@ -247,10 +247,11 @@ inline double default_absolute_tolerance(double rtol) {
 
 // A loaded scene.
 struct Model {
-  std::string name = {};    // the scene's `name`; default: the file name, no extension
-  std::string description;  // free text from the scene; may be empty
-  std::string reference;    // what the scene is checked against, one line; may be empty
-  std::string source;       // the scene file it came from
+  std::string name = {};               // the scene's `name`; default: the file name, no extension
+  std::string description;             // free text from the scene; may be empty
+  std::string reference;               // what the scene is checked against, one line; may be empty
+  std::string source;                  // the scene file it came from
+  std::vector<std::string> overrides;  // the KEY=VALUE overrides applied at loading
   // What the loader accepted but a user should know (skipped degenerate triangles, ...).
   std::vector<std::string> warnings;
   Vec3 gravity_W{0.0, 0.0, -9.81};  // gravitational acceleration, world frame, m/s^2

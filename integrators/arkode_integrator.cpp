@@ -1,9 +1,11 @@
 #include "integrators/arkode_integrator.hpp"
 
 #include <arkode/arkode_arkstep.h>
+#include <arkode/arkode_butcher_erk.h>
 #include <arkode/arkode_erkstep.h>
 #include <fmt/format.h>
 #include <nvector/nvector_serial.h>
+#include <sundials/sundials_config.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
@@ -59,6 +61,29 @@ constexpr DirkTable kDirkTables[] = {
     {"esdirk-5-4", ARKODE_ESDIRK547L2SA_7_4_5},    // ESDIRK 5(4), L-stable
 };
 
+// ERKStep of SUNDIALS 6.4.1 to 6.6.2 takes every table whose last node is c_s = 1 as first same
+// as last (the last stage's f reused as the next step's first) even when its last row is not b
+// (SUNDIALS issue #311, fixed in 6.7.0). The next step then starts from f at the last stage
+// instead of f(y_{n+1}): verner-6-5 converged at order 3 instead of 6, fehlberg-7-8 at 7. Such
+// tables run under ARKStep's explicit mode, which evaluates f(y_{n+1}); the rest keep ERKStep's
+// genuine FSAL saving (dormand-prince, bogacki-shampine).
+bool erkstep_would_reuse_wrongly(ARKODE_ERKTableID id) {
+#if SUNDIALS_VERSION_MAJOR > 6 || (SUNDIALS_VERSION_MAJOR == 6 && SUNDIALS_VERSION_MINOR >= 7)
+  (void)id;
+  return false;
+#else
+  ARKodeButcherTable table = ARKodeButcherTable_LoadERK(id);
+  if (table == nullptr) return false;
+  const int s = table->stages;
+  bool wrong = table->c[s - 1] == 1.0;
+  bool last_row_is_b = true;
+  for (int j = 0; j < s; ++j) last_row_is_b = last_row_is_b && table->A[s - 1][j] == table->b[j];
+  wrong = wrong && !last_row_is_b;
+  ARKodeButcherTable_Free(table);
+  return wrong;
+#endif
+}
+
 template <typename Table, std::size_t N>
 auto find_table(const Table (&tables)[N], const std::string& name) {
   const std::string wanted = name.empty() ? tables[0].name : name;
@@ -72,6 +97,7 @@ auto find_table(const Table (&tables)[N], const std::string& name) {
 
 struct ArkodeIntegrator::Solver {
   Method method = Method::erk;
+  bool use_erkstep = true;  // an explicit table under ERKStep; false: ARKStep
   HybridSystem* system = nullptr;
   SUNContext context = nullptr;
   void* arkode = nullptr;
@@ -85,7 +111,7 @@ struct ArkodeIntegrator::Solver {
 
   ~Solver() {
     if (arkode != nullptr) {
-      if (method == Method::erk) {
+      if (use_erkstep) {
         ERKStepFree(&arkode);
       } else {
         ARKStepFree(&arkode);
@@ -98,7 +124,7 @@ struct ArkodeIntegrator::Solver {
     if (context != nullptr) SUNContext_Free(&context);
   }
 
-  bool explicit_method() const { return method == Method::erk; }
+  bool explicit_method() const { return use_erkstep; }
 
   // The calls whose signatures ERKStep and ARKStep share, dispatched by method.
   int set_stop_time(double t) {
@@ -150,7 +176,10 @@ void ArkodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX
   s.scratch = check_pointer(N_VNew_Serial(n, s.context), "N_VNew_Serial");
   as_eigen(s.y) = x0;
 
-  if (method_ == Method::erk) {
+  const bool fixed_step = settings.step_size > 0.0;
+  s.use_erkstep = method_ == Method::erk &&
+                  !erkstep_would_reuse_wrongly(find_table(kErkTables, settings.table));
+  if (s.use_erkstep) {
     s.arkode = check_pointer(ERKStepCreate(&sundials::ode_rhs<Solver>, t0, s.y, s.context),
                              "ERKStepCreate");
     check_flag(ERKStepSetErrHandlerFn(s.arkode, &sundials::record_error_message<Solver>, &s),
@@ -162,6 +191,22 @@ void ArkodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX
     check_flag(ERKStepSetMaxNumSteps(s.arkode, 1000000), "ERKStepSetMaxNumSteps");
     if (settings.min_step > 0.0) {
       check_flag(ERKStepSetMinStep(s.arkode, settings.min_step), "ERKStepSetMinStep");
+    }
+    if (fixed_step) check_flag(ERKStepSetFixedStep(s.arkode, settings.step_size), "SetFixedStep");
+  } else if (method_ == Method::erk) {
+    // An explicit table under ARKStep (see erkstep_would_reuse_wrongly): fi = null.
+    s.arkode = check_pointer(ARKStepCreate(&sundials::ode_rhs<Solver>, nullptr, t0, s.y, s.context),
+                             "ARKStepCreate");
+    check_flag(ARKStepSetErrHandlerFn(s.arkode, &sundials::record_error_message<Solver>, &s),
+               "ARKStepSetErrHandlerFn");
+    check_flag(ARKStepSetUserData(s.arkode, &s), "ARKStepSetUserData");
+    check_flag(
+        ARKStepSetTableNum(s.arkode, ARKODE_DIRK_NONE, find_table(kErkTables, settings.table)),
+        "ARKStepSetTableNum");
+    check_flag(ARKStepSStolerances(s.arkode, settings.rtol, settings.atol), "ARKStepSStolerances");
+    check_flag(ARKStepSetMaxNumSteps(s.arkode, 1000000), "ARKStepSetMaxNumSteps");
+    if (settings.min_step > 0.0) {
+      check_flag(ARKStepSetMinStep(s.arkode, settings.min_step), "ARKStepSetMinStep");
     }
   } else {
     // The whole right-hand side is treated implicitly (fe = null): a DIRK method with Newton
@@ -196,11 +241,14 @@ void ArkodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX
       check_flag(ARKStepSetMinStep(s.arkode, settings.min_step), "ARKStepSetMinStep");
     }
   }
+  if (fixed_step && !s.use_erkstep) {
+    check_flag(ARKStepSetFixedStep(s.arkode, settings.step_size), "SetFixedStep");
+  }
 
   s.crossing_count = system.crossing_count();
   if (s.crossing_count > 0) {
     std::vector<int> directions = system.crossing_directions();
-    if (method_ == Method::erk) {
+    if (s.use_erkstep) {
       check_flag(ERKStepRootInit(s.arkode, s.crossing_count, &sundials::ode_roots<Solver>),
                  "ERKStepRootInit");
       check_flag(ERKStepSetRootDirection(s.arkode, directions.data()), "ERKStepSetRootDirection");
@@ -218,8 +266,11 @@ void ArkodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX
 void ArkodeIntegrator::reinitialize(double t, const VectorX& x) {
   Solver& s = *solver_;
   as_eigen(s.y) = x;
-  if (method_ == Method::erk) {
+  if (s.use_erkstep) {
     check_flag(ERKStepReInit(s.arkode, &sundials::ode_rhs<Solver>, t, s.y), "ERKStepReInit");
+  } else if (method_ == Method::erk) {
+    check_flag(ARKStepReInit(s.arkode, &sundials::ode_rhs<Solver>, nullptr, t, s.y),
+               "ARKStepReInit");
   } else {
     check_flag(ARKStepReInit(s.arkode, nullptr, &sundials::ode_rhs<Solver>, t, s.y),
                "ARKStepReInit");
@@ -251,8 +302,8 @@ StepResult ArkodeIntegrator::step(double t_stop) {
   } else {
     result.status = StepResult::Status::failure;
     result.message = fmt::format("{} returned flag {} at t = {:.17g}: {}",
-                                 method_ == Method::erk ? "ERKStepEvolve" : "ARKStepEvolve", flag,
-                                 t_reached, s.last_message.empty() ? "no message" : s.last_message);
+                                 s.use_erkstep ? "ERKStepEvolve" : "ARKStepEvolve", flag, t_reached,
+                                 s.last_message.empty() ? "no message" : s.last_message);
   }
   return result;
 }
@@ -271,7 +322,7 @@ IntegratorStats ArkodeIntegrator::segment_statistics() const {
   if (!solver_) return {};
   void* arkode = solver_->arkode;
   IntegratorStats stats;
-  if (method_ == Method::erk) {
+  if (solver_->use_erkstep) {
     check_flag(ERKStepGetNumSteps(arkode, &stats.steps), "ERKStepGetNumSteps");
     check_flag(ERKStepGetNumRhsEvals(arkode, &stats.rhs_evals), "ERKStepGetNumRhsEvals");
     check_flag(ERKStepGetNumErrTestFails(arkode, &stats.error_test_fails),
@@ -284,6 +335,15 @@ IntegratorStats ArkodeIntegrator::segment_statistics() const {
   long fe = 0, fi = 0, fi_ls = 0;
   check_flag(ARKStepGetNumSteps(arkode, &stats.steps), "ARKStepGetNumSteps");
   check_flag(ARKStepGetNumRhsEvals(arkode, &fe, &fi), "ARKStepGetNumRhsEvals");
+  if (method_ == Method::erk) {  // explicit under ARKStep: no Newton iteration
+    stats.rhs_evals = fe;
+    check_flag(ARKStepGetNumErrTestFails(arkode, &stats.error_test_fails),
+               "ARKStepGetNumErrTestFails");
+    if (solver_->crossing_count > 0) {
+      check_flag(ARKStepGetNumGEvals(arkode, &stats.root_evals), "ARKStepGetNumGEvals");
+    }
+    return stats;
+  }
   check_flag(ARKStepGetNumLinRhsEvals(arkode, &fi_ls), "ARKStepGetNumLinRhsEvals");
   stats.rhs_evals = fe + fi + fi_ls;
   check_flag(ARKStepGetNumJacEvals(arkode, &stats.jac_evals), "ARKStepGetNumJacEvals");

@@ -25,6 +25,12 @@ std::string_view to_string(SimulationStatus status) {
       return "interrupted";
     case SimulationStatus::error:
       return "error";
+    case SimulationStatus::time_limit:
+      return "time_limit";
+    case SimulationStatus::step_budget:
+      return "step_budget";
+    case SimulationStatus::stalled:
+      return "stalled";
   }
   return "?";
 }
@@ -52,6 +58,7 @@ void HybridLoop::emit_outputs_until(double t_reached) {
     if (t_out > t_reached + 1e-9 * dt || t_out > options_.stop_time + 1e-9 * dt) break;
     const double t_sample = std::min(t_out, t_reached);
     sample(t_sample, x_output_);
+    check_energy(t_sample, x_output_);
     observer_->on_output(t_sample, x_output_);
     last_output_time_ = t_sample;
     ++next_output_index_;
@@ -70,6 +77,80 @@ void HybridLoop::report_event(EventInstant instant) {
   if (instant.kind == EventInstantKind::state_event) ++result_.state_events;
   if (instant.kind == EventInstantKind::time_event) ++result_.time_events;
   if (observer_ != nullptr) observer_->on_event(instant, x_);
+  std::vector<Warning> raised;
+  system_.event_warnings(instant.t, instant.outcome, options_.integrator.atol, raised);
+  for (Warning& warning : raised) warn(std::move(warning));
+  if (instant.kind != EventInstantKind::initialization) check_energy(instant.t, x_);
+}
+
+void HybridLoop::warn(Warning warning) {
+  warnings_.push_back(warning);
+  if (observer_ != nullptr) observer_->on_warning(warnings_.back());
+}
+
+void HybridLoop::start_guards() {
+  wall_start_ = std::chrono::steady_clock::now();
+  stall_window_start_ = wall_start_;
+  stall_window_t_ = t_;
+  guard_t0_ = t_;
+  guard_steps_ = 0.0;
+  initial_energy_ = system_.passive_energy(x_);
+  energy_rise_tolerance_ = system_.energy_rise_tolerance(x_);
+}
+
+// A passive system whose energy rises has a numerical fault (a contact started too deep, a law
+// too stiff for the tolerance): said once, the run goes on.
+void HybridLoop::check_energy(double t, const VectorX& x) {
+  if (energy_rise_warned_ || std::isnan(initial_energy_)) return;
+  const double energy = system_.passive_energy(x);
+  if (!(energy - initial_energy_ > energy_rise_tolerance_)) return;
+  energy_rise_warned_ = true;
+  warn({t, "energy_rise",
+        fmt::format("the total energy rose from {:.6g} J to {:.6g} J by t = {:.9g} s in a scene "
+                    "without inputs or actuators (allowed: {:.3g} J): a numerical fault, such as "
+                    "a contact started deep inside or a law too stiff for the tolerances",
+                    initial_energy_, energy, t, energy_rise_tolerance_)});
+}
+
+// After every step: the wall-time limit, the step budget and the stall rule.
+bool HybridLoop::work_guard_tripped() {
+  guard_steps_ += 1.0;
+  if (options_.step_budget > 0.0 &&
+      guard_steps_ > options_.step_budget * (t_integrator_ - guard_t0_) + kStepBudgetAllowance) {
+    halt(SimulationStatus::step_budget,
+         fmt::format("{:.0f} steps by t = {:.17g} s, more than the budget of {:g} per simulated "
+                     "second allows",
+                     guard_steps_, t_integrator_, options_.step_budget));
+    return true;
+  }
+  // The clock is read every 64 steps: a few nanoseconds per step at most.
+  if ((static_cast<long>(guard_steps_) & 63) != 0) return false;
+  const auto now = std::chrono::steady_clock::now();
+  const double wall = std::chrono::duration<double>(now - wall_start_).count();
+  if (options_.time_limit > 0.0 && wall >= options_.time_limit) {
+    halt(SimulationStatus::time_limit,
+         fmt::format("wall-time limit of {:g} s reached at t = {:.17g} s", options_.time_limit,
+                     t_integrator_));
+    return true;
+  }
+  if (options_.stall_window > 0.0 &&
+      std::chrono::duration<double>(now - stall_window_start_).count() >= options_.stall_window) {
+    const double advanced = t_integrator_ - stall_window_t_;
+    const double length = options_.stop_time - options_.start_time;
+    if (advanced < options_.stall_fraction * length) {
+      const std::string message = fmt::format(
+          "simulated time advanced {:.3g} s (less than {:g} of the run's {:g} s) over "
+          "{:g} s of wall time, at t = {:.17g} s with steps of {:.3g} s",
+          advanced, options_.stall_fraction, length, options_.stall_window, t_integrator_,
+          advanced / std::max(1.0, guard_steps_));
+      warn({t_integrator_, "stall", message});
+      halt(SimulationStatus::stalled, message);
+      return true;
+    }
+    stall_window_start_ = now;
+    stall_window_t_ = t_integrator_;
+  }
+  return false;
 }
 
 bool HybridLoop::zeno_guard_tripped(double t) {
@@ -118,6 +199,10 @@ void HybridLoop::start(SimulationObserver* observer) {
     EventInstant initial{EventInstantKind::initialization, t_, {}, system_.initialize(t_, x_)};
     if (!initial.outcome.records.empty()) report_event(std::move(initial));
     initialize_integrator();
+    start_guards();
+    for (Warning& warning : system_.start_warnings(t_, x_, options_.integrator.atol)) {
+      warn(std::move(warning));
+    }
     if (observer_ != nullptr) observer_->on_output(t_, x_);
     last_output_time_ = t_;
   } catch (const std::exception& error) {
@@ -162,6 +247,7 @@ void HybridLoop::resume(SimulationObserver* observer, const Checkpoint& checkpoi
   system_.restore_discrete_state(t_, x_, checkpoint.discrete);
   try {
     initialize_integrator();
+    start_guards();
   } catch (const std::exception& error) {
     halt(SimulationStatus::error, error.what());
   }
@@ -294,6 +380,14 @@ HybridLoop::Stop HybridLoop::advance(double target, bool stop_at_event, bool sin
         return Stop::halted;
       }
       t_integrator_ = step.t;
+      if (work_guard_tripped()) {
+        // The state at the step's end is kept: outputs up to it, then the final one there.
+        integrator_.current_state(x_integrator_);
+        emit_outputs_until(t_integrator_);
+        t_ = t_integrator_;
+        x_ = x_integrator_;
+        return Stop::halted;
+      }
       if (options_.progress_time != nullptr) {
         options_.progress_time->store(t_integrator_, std::memory_order_relaxed);
       }

@@ -19,6 +19,7 @@
 // Numerical outcomes are statuses; observers have seen everything computed up to the stop.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,8 @@ class HybridLoop {
   const VectorX& state() const { return x_; }
   // Status and counters so far, including the current integration segment.
   SimulationResult result() const;
+  // The warnings raised so far (also given to the observer's on_warning as they come).
+  const std::vector<Warning>& warnings() const { return warnings_; }
 
  private:
   void emit_outputs_until(double t_reached);
@@ -101,6 +104,10 @@ class HybridLoop {
   void handle_pending_root();
   void handle_time_event();
   double horizon(double target) const;
+  void warn(Warning warning);
+  void start_guards();
+  void check_energy(double t, const VectorX& x);
+  bool work_guard_tripped();
 
   HybridSystem& system_;
   Integrator& integrator_;
@@ -128,6 +135,17 @@ class HybridLoop {
   CheckpointSink* checkpoint_sink_ = nullptr;
   long rhs_calls_carried_ = 0;  // right-hand sides of the run before a resume
   int stalled_steps_ = 0;
+
+  // Warnings and the work guard (SimulationOptions::time_limit, step_budget, stall_window).
+  std::vector<Warning> warnings_;
+  double initial_energy_ = kNaN;  // J, passive systems only
+  double energy_rise_tolerance_ = kInfinity;
+  bool energy_rise_warned_ = false;
+  std::chrono::steady_clock::time_point wall_start_;
+  std::chrono::steady_clock::time_point stall_window_start_;
+  double stall_window_t_ = 0.0;  // s, the simulated time at stall_window_start_
+  double guard_t0_ = 0.0;        // s, where this process started or resumed the run
+  double guard_steps_ = 0.0;     // steps since then
 };
 
 }  // namespace hybridsim

@@ -39,11 +39,14 @@ std::vector<IntegratorInfo> list_integrators() {
                       "algebraic), Newton iteration, dense linear solver, IDACalcIC at every "
                       "restart"},
       {.name = "arkode-erk",
-       .description = "SUNDIALS ARKODE ERKStep, adaptive explicit Runge-Kutta pair (named table)",
+       .description = "SUNDIALS ARKODE ERKStep (ARKStep's explicit mode for tables ERKStep of "
+                      "SUNDIALS 6.4-6.6 would reuse a last stage wrongly: heun-euler, verner-6-5, "
+                      "fehlberg-7-8), adaptive explicit Runge-Kutta pair (named table); with "
+                      "step_size, fixed steps without error control",
        .tables = ArkodeIntegrator::table_names(ArkodeIntegrator::Method::erk)},
       {.name = "arkode-dirk",
        .description = "SUNDIALS ARKODE ARKStep, adaptive diagonally implicit Runge-Kutta (named "
-                      "SDIRK/ESDIRK table), Newton iteration",
+                      "SDIRK/ESDIRK table), Newton iteration; with step_size, fixed steps",
        .tables = ArkodeIntegrator::table_names(ArkodeIntegrator::Method::dirk),
        .linear_solvers = newton_solvers},
       {.name = "euler", .description = "explicit Euler, fixed step (order 1)", .fixed_step = true},
@@ -103,6 +106,11 @@ void check_integrator_settings(const std::string& name, const IntegratorSettings
   };
   check_choice("table", settings.table, info->tables);
   check_choice("linear_solver", settings.linear_solver, info->linear_solvers);
+  if (settings.step_size != 0.0 &&
+      !(settings.step_size > 0.0 && std::isfinite(settings.step_size))) {
+    throw InputError(fmt::format("step_size = {}: must be a positive finite step, s (0: none)",
+                                 settings.step_size));
+  }
   if (info->fixed_step && !(settings.step_size > 0.0 && std::isfinite(settings.step_size))) {
     throw InputError(fmt::format(
         "step_size = {}: the fixed-step integrator {} needs a positive finite step size, s",

@@ -29,7 +29,21 @@ struct SimulationOptions {
   // Set from outside (not owned): the loop stores the integrator's time (s) here after every
   // step, so that another thread can show progress between outputs, and a stalling run shows.
   std::atomic<double>* progress_time = nullptr;
+  // Work guard: no run goes on for ever. Each stops the run with complete outputs.
+  // Wall time (s) after which the run stops with SimulationStatus::time_limit; 0: no limit.
+  double time_limit = 0.0;
+  // Steps per simulated second: the run stops with step_budget once it has taken more than
+  // step_budget * (t - start_time) + kStepBudgetAllowance steps; 0: no budget. The default is far
+  // above any catalog scene (the pile of 1000 spheres takes about 1e7 per second).
+  double step_budget = 1e9;  // 1/s
+  // The stall rule: simulated time advancing less than stall_fraction of the run's length over
+  // stall_window seconds of wall time stops the run with `stalled` (and a "stall" warning).
+  double stall_window = 10.0;  // s of wall time; 0: off
+  double stall_fraction = 1e-6;
 };
+
+// Steps any run may take before the step budget applies (the start-up of a stiff scene).
+inline constexpr double kStepBudgetAllowance = 1e6;
 
 // How a run stands or ended. Anything but `ok` is final: the state is the last one computed.
 enum class SimulationStatus {
@@ -37,9 +51,13 @@ enum class SimulationStatus {
   step_failure,  // the integrator could not take a step (its message says why)
   zeno_guard,    // too many events per unit of simulated time (SimulationOptions)
   error,         // an exception inside the model (a non-finite state, a failed library call)
-  interrupted    // stopped from outside (SimulationOptions::interrupt)
+  interrupted,   // stopped from outside (SimulationOptions::interrupt)
+  time_limit,    // the wall-time limit was reached (SimulationOptions::time_limit)
+  step_budget,   // more steps than the budget allows (SimulationOptions::step_budget)
+  stalled        // simulated time stopped advancing (SimulationOptions::stall_window)
 };
-// "ok", "step_failure", "zeno_guard", "error", "interrupted".
+// "ok", "step_failure", "zeno_guard", "error", "interrupted", "time_limit", "step_budget",
+// "stalled".
 std::string_view to_string(SimulationStatus status);
 
 // Counters of a run, summed over every integrator restart.
@@ -69,6 +87,9 @@ class SimulationObserver {
   virtual void on_output(double /*t*/, const VectorX& /*x*/) {}
   // An event instant (its time in instant.t, s) with the state after its handling.
   virtual void on_event(const EventInstant& /*instant*/, const VectorX& /*x*/) {}
+  // A warning (the start's, an energy rise, a stall), as it is raised; the run goes on unless
+  // its status says otherwise.
+  virtual void on_warning(const Warning& /*warning*/) {}
 };
 
 }  // namespace hybridsim

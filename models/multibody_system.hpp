@@ -13,6 +13,7 @@
 // Nothing allocates on this path or in the crossing functions.
 #pragma once
 
+#include <set>
 #include <span>
 #include <vector>
 
@@ -59,6 +60,16 @@ class MultibodySystem final : public HybridSystem {
   void compute_partial_derivatives(double t, ConstVectorRef x, std::span<const int> perturbed,
                                    VectorRef xdot) override;
   long rhs_evaluation_count() const override { return rhs_count_; }
+  // Warnings (models/multibody_warnings.cpp): the loader's; shape pairs overlapping by more than
+  // kOverlapWarningDepth at the start; contacts whose static deflection under the lighter body's
+  // weight is below atol (once per contact material); energy checks for scenes without inputs,
+  // servos, wheels or bilateral contacts.
+  std::vector<Warning> start_warnings(double t0, ConstVectorRef x, double atol) override;
+  void event_warnings(double t, const EventOutcome& outcome, double atol,
+                      std::vector<Warning>& warnings) override;
+  double passive_energy(ConstVectorRef x) override;
+  double energy_rise_tolerance(ConstVectorRef x0) const override;
+  static constexpr double kOverlapWarningDepth = 1e-4;  // m, deeper than any catalog contact
   // The linear and angular velocities of every free body.
   std::vector<bool> velocity_mask() const override;
   // 1 for the quaternions and the velocities (m/s, rad/s): of order one where they are not zero
@@ -243,6 +254,7 @@ class MultibodySystem final : public HybridSystem {
   std::vector<char> bilateral_on_;               // per bilateral contact
   std::vector<signed char> bilateral_requests_;  // per bilateral contact: -1 none, 0 off, 1 on
   double time_ = 0.0;                            // t of the last compute_wrenches
+  std::set<std::pair<int, int>> stiffness_checked_;  // contact-material pairs (warnings)
   long rhs_count_ = 0;
 
   // Partial evaluations (prepare_partial_derivatives): the base point's contact terms, per pair

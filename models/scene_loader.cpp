@@ -762,7 +762,9 @@ Model load_scene_text(const std::string& text, const std::string& source_name,
                           root.Mark().line + 1, describe_yaml_value(root)));
   }
   for (const std::string& assignment : overrides) apply_yaml_override(root, assignment, source);
-  return build_model(root, source);
+  Model model = build_model(root, source);
+  model.overrides = overrides;
+  return model;
 }
 
 std::vector<CatalogEntry> list_catalog() {

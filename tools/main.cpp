@@ -83,6 +83,21 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_app->add_option("--resume", run.resume_path,
                       "Continue a run from a checkpoint file (same scene and --set values)");
+  run_app
+      ->add_option("--time-limit", run.time_limit_s,
+                   "Wall time after which the run stops with complete outputs (exit 3), s; "
+                   "0: none")
+      ->capture_default_str();
+  run_app
+      ->add_option("--step-budget", run.step_budget,
+                   "Steps per simulated second beyond which the run stops (exit 3); 0: none")
+      ->capture_default_str();
+  run_app->footer(
+      "Exit status: 0 the stop time was reached; 2 bad input (the message names the file, key "
+      "and value); 3 the run stopped early (step failure, Zeno guard, model error, --time-limit, "
+      "step budget, stall: simulated time advancing less than 1e-6 of the run over 10 s of wall "
+      "time), with complete outputs up to there; 4 an output could not be written; 130 or 143 "
+      "SIGINT or SIGTERM, after writing complete outputs.");
 
   CLI::App* list_app = app.add_subcommand("integrators", "List the integrator names");
   CLI::App* catalog_app = app.add_subcommand(

@@ -174,42 +174,19 @@ void RunWriter::on_output(double t, const VectorX& x) {
     initial_energy_ = system_.compute_energy(x);
     have_initial_energy_ = true;
   }
-  if (!start_checked_) collect_start_warnings(t, x);
   if (trajectory_.is_open()) write_trajectory_row(t, x);
   if (contacts_.is_open()) write_contact_rows(t, x);
   if (diagnostics_.is_open()) write_diagnostics_row(t, x);
   if (outputs_.record_replay) recorder_.on_output(t, x);
 }
 
-void RunWriter::add_warning(double t, const std::string& kind, const std::string& message) {
-  const nlohmann::json warning = {{"t", t}, {"kind", kind}, {"message", message}};
-  warnings_.push_back(warning);
-  if (outputs_.record_replay) recorder_.on_warning(warning);
-}
-
-void RunWriter::collect_start_warnings(double t, const VectorX& x) {
-  start_checked_ = true;
-  const Model& model = system_.model();
-  for (const std::string& warning : model.warnings) add_warning(t, "load", warning);
-  // Deeper than the contact law's own equilibrium in any catalog scene (check's default).
-  constexpr double kOverlapWarning = 1e-4;  // m
-  // One warning per shape pair: its deepest point, the force of all its points.
-  std::map<std::uint64_t, std::pair<double, double>> overlaps;  // pair -> depth (m), force (N)
-  std::map<std::uint64_t, std::pair<int, int>> shapes;
-  for (const ContactResult& r : system_.compute_contact_results(x)) {
-    const double depth = r.penetration + model.contact.contact_eps;
-    auto& [deepest, force] = overlaps.try_emplace(r.pair, 0.0, 0.0).first->second;
-    deepest = std::max(deepest, depth);
-    force += r.normal_force;
-    shapes[r.pair] = {r.shape_a, r.shape_b};
-  }
-  for (const auto& [pair, overlap] : overlaps) {
-    if (overlap.first <= kOverlapWarning) continue;
-    add_warning(t, "initial_overlap",
-                fmt::format("{} and {} overlap by {:.4g} m at the start: the contact law pushes "
-                            "them apart with {:.4g} N at once",
-                            model.shape_label(shapes[pair].first),
-                            model.shape_label(shapes[pair].second), overlap.first, overlap.second));
+void RunWriter::on_warning(const Warning& warning) {
+  const nlohmann::json entry = {
+      {"t", warning.t}, {"kind", warning.kind}, {"message", warning.message}};
+  warnings_.push_back(entry);
+  if (outputs_.record_replay) recorder_.on_warning(entry);
+  if (!outputs_.quiet) {
+    std::cerr << fmt::format("hybridsim: warning: {}: {}\n", warning.kind, warning.message);
   }
 }
 

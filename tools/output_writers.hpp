@@ -28,6 +28,7 @@ struct RunOutputs {
   // Contacts CSV columns, last: tangent1_x .. tangent2_z, mu, mu2 (the friction law's frame).
   bool contact_frames = false;
   bool progress = false;  // progress bar on stderr
+  bool quiet = false;     // warnings are not printed on stderr (the summary keeps them)
   // Diagnostics CSV at each output: energy in parts, contact count, steps and step size.
   std::string diagnostics_path;
   bool record_replay = false;  // keep poses, events and contact forces for a replay or glTF
@@ -43,6 +44,8 @@ class RunWriter final : public SimulationObserver {
 
   void on_output(double t, const VectorX& x) override;
   void on_event(const EventInstant& instant, const VectorX& x) override;
+  // Kept for the summary, recorded for the replay, printed on stderr unless RunOutputs::quiet.
+  void on_warning(const Warning& warning) override;
   // Flushes the files; returns the paths of those that could not be written in full (a full
   // disk, a closed pipe).
   std::vector<std::string> finish();
@@ -53,8 +56,8 @@ class RunWriter final : public SimulationObserver {
   std::atomic<double>* progress_time() { return progress_ ? progress_->time() : nullptr; }
   // Where the diagnostics read the integrator's step count (the loop, once it exists).
   void set_step_source(const HybridLoop* loop) { loop_ = loop; }
-  // The warnings of the run (the summary's "warnings"): the loader's (kind "load", at the start)
-  // and initial overlaps deeper than 1e-4 m ("initial_overlap"), as `hybridsim check` reports.
+  // The warnings of the run (the summary's "warnings"), as the library raised them: the loader's
+  // ("load"), initial overlaps ("initial_overlap"), "stiff_contact", "energy_rise", "stall".
   const nlohmann::json& warnings() const { return warnings_; }
   // The run so far, when RunOutputs::record_replay.
   const ReplayRecording& replay_recording() const { return recorder_.recording(); }
@@ -67,11 +70,9 @@ class RunWriter final : public SimulationObserver {
  private:
   void write_trajectory_row(double t, const VectorX& x);
   std::vector<MultibodySystem::ConstraintWrench> constraint_wrenches_;  // per joint, bilateral
-  std::vector<double> trajectory_values_;  // one row's, reused
+  std::vector<double> trajectory_values_;                               // one row's, reused
   void write_contact_rows(double t, const VectorX& x);
   void write_diagnostics_row(double t, const VectorX& x);
-  void collect_start_warnings(double t, const VectorX& x);
-  void add_warning(double t, const std::string& kind, const std::string& message);
 
   MultibodySystem& system_;
   RunOutputs outputs_;
@@ -87,7 +88,6 @@ class RunWriter final : public SimulationObserver {
   long last_diagnostics_steps_ = 0;
   ReplayRecorder recorder_;
   nlohmann::json warnings_ = nlohmann::json::array();
-  bool start_checked_ = false;
 };
 
 // The line of an event record in the events file.

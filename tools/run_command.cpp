@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +40,8 @@ SimulationOptions command_simulation_options(const Model& model, const RunComman
   config.atol = options.atol;
   config.stop_time = options.stop_time;
   config.output_interval = options.output_interval;
+  config.time_limit = options.time_limit_s;
+  config.step_budget = options.step_budget;
   SimulationOptions sim = make_simulation_options(model, config);
   if (!(sim.output_interval > 0.0)) {
     throw InputError(
@@ -198,6 +201,7 @@ int run_command(const RunCommandOptions& given_options) {
     outputs.contact_frames = options.contact_frames;
     outputs.progress = options.progress || (!options.quiet && isatty(STDERR_FILENO) != 0);
     outputs.diagnostics_path = options.diagnostics_path;
+    outputs.quiet = options.quiet;
     outputs.record_replay = !options.replay_path.empty() || !options.gltf_path.empty();
     std::ofstream summary_file;
     if (!options.summary_path.empty()) {
@@ -249,7 +253,8 @@ int run_command(const RunCommandOptions& given_options) {
     // The end of a run that went well, or that was stopped by a signal: it may be continued (to
     // a later stop time, or from where it stopped).
     if (checkpoints &&
-        (result.status == SimulationStatus::ok || result.status == SimulationStatus::interrupted)) {
+        (result.status == SimulationStatus::ok || result.status == SimulationStatus::interrupted ||
+         result.status == SimulationStatus::time_limit)) {
       checkpoints->write_checkpoint(simulator.checkpoint());
     }
     const double wall_time =

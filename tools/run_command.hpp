@@ -29,9 +29,13 @@ struct RunCommandOptions {
   // from one (the same scene and overrides; a later stop time extends a finished run).
   std::string checkpoint_path, resume_path;
   double checkpoint_interval_s = 600.0;
+  // Work guard (SimulationOptions): wall-time limit (s, 0: none) and steps per simulated second.
+  double time_limit_s = 0.0;
+  double step_budget = 1e9;
 };
 
-// Runs the scene; returns the process exit status (0 ok, 2 bad input, 3 numerical failure).
+// Runs the scene; returns the process exit status (0 ok, 2 bad input, 3 stopped early: a
+// numerical failure or the work guard, 4 an output not written, 128 + signal).
 int run_command(const RunCommandOptions& options);
 
 }  // namespace hybridsim

@@ -248,4 +248,49 @@ TEST_CASE("c api: a numerical stop is HYBRIDSIM_ERROR_HALTED and keeps the state
   hybridsim_free(sim);
 }
 
+TEST_CASE("c api: warnings reach the callback as raised, and stay readable") {
+  // The ball of kScene started 5 mm inside the half-space: an initial_overlap warning at t = 0,
+  // given to the callback during the first advance.
+  struct Seen {
+    int calls = 0;
+    std::string kind, message;
+  } seen;
+  hybridsim_simulator* sim = hybridsim_create();
+  REQUIRE(hybridsim_set_warning_callback(
+              sim,
+              [](double t, const char* kind, const char* text, void* user) {
+                auto* s = static_cast<Seen*>(user);
+                ++s->calls;
+                s->kind = kind;
+                s->message = text;
+                CHECK(t == 0.0);
+              },
+              &seen) == HYBRIDSIM_OK);
+  REQUIRE(hybridsim_add_override(sim, "bodies.ball.position=[0, 0, 0.095]") == HYBRIDSIM_OK);
+  REQUIRE(hybridsim_load_string(sim, kScene, "overlap.yaml") == HYBRIDSIM_OK);
+  double t = 0.0;
+  REQUIRE(hybridsim_advance_to(sim, 1e-3, 0, &t) == HYBRIDSIM_OK);
+  CHECK(seen.calls == 1);
+  CHECK(seen.kind == "initial_overlap");
+  CHECK(seen.message.find("ball/s overlap by 0.005 m") != std::string::npos);
+  size_t count = 0;
+  REQUIRE(hybridsim_get_warning_count(sim, &count) == HYBRIDSIM_OK);
+  REQUIRE(count == 1);
+  const char* kind = nullptr;
+  const char* text = nullptr;
+  double when = -1.0;
+  CHECK(hybridsim_get_warning(sim, 0, &when, &kind, &text) == HYBRIDSIM_OK);
+  CHECK(std::string(kind) == "initial_overlap");
+  CHECK(when == 0.0);
+  CHECK(hybridsim_get_warning(sim, 1, &when, &kind, &text) == HYBRIDSIM_ERROR_NOT_FOUND);
+  hybridsim_free(sim);
+
+  // The work guard's options are validated as on the command line.
+  hybridsim_simulator* bad = hybridsim_create();
+  REQUIRE(hybridsim_set_option(bad, "time_limit", "-1") == HYBRIDSIM_OK);
+  CHECK(hybridsim_load_string(bad, kScene, "bad.yaml") == HYBRIDSIM_ERROR_INPUT);
+  CHECK(message(bad).find("time_limit = -1") != std::string::npos);
+  hybridsim_free(bad);
+}
+
 }  // namespace

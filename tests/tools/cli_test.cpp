@@ -310,6 +310,40 @@ TEST_CASE("cli: a numerical stop exits with status 3 and keeps what was computed
   CHECK(read_file(dir / "t.csv").size() > 10000);
 }
 
+TEST_CASE("cli: --time-limit and the step budget stop a run with status 3 and complete outputs") {
+  // pile_100 needs about 10 s for its 0.3 s; a wall-time limit of 0.5 s stops it, and the
+  // trajectory ends at the summary's t_end with whole lines; the summary keeps the status.
+  const fs::path dir = temporary_directory();
+  const CliResult r =
+      run_cli(fmt::format("run pile_100 --quiet --time-limit 0.5 --trajectory {0}/t.csv --summary "
+                          "{0}/s.json",
+                          dir.string()),
+              dir);
+  CHECK(r.status == 3);
+  CHECK(r.err.find("time_limit: wall-time limit of 0.5 s") != std::string::npos);
+  const auto summary = nlohmann::json::parse(read_file(dir / "s.json"));
+  CHECK(summary["status"] == "time_limit");
+  CHECK(summary["wall_time_s"].get<double>() < 5.0);
+  const std::string trajectory = read_file(dir / "t.csv");
+  REQUIRE(!trajectory.empty());
+  CHECK(trajectory.back() == '\n');
+  const std::size_t last_line = trajectory.rfind('\n', trajectory.size() - 2) + 1;
+  CHECK(std::stod(trajectory.substr(last_line)) == summary["t_end"].get<double>());
+
+  // Explicit Euler at 1e-7 s needs 1e7 steps per simulated second: a budget of 1 per second
+  // (beyond the allowance of 1e6 steps) stops it.
+  const CliResult budget =
+      run_cli(fmt::format("run bouncing_sphere --quiet --step-budget 1 --integrator euler "
+                          "--step-size 1e-7 --summary {0}/b.json",
+                          dir.string()),
+              dir);
+  CHECK(budget.status == 3);
+  CHECK(nlohmann::json::parse(read_file(dir / "b.json"))["status"] == "step_budget");
+  CHECK(run_cli("run bouncing_sphere --time-limit -1", dir).status == 2);
+  // The exit statuses are in the help.
+  CHECK(run_cli("run --help", dir).out.find("Exit status: 0") != std::string::npos);
+}
+
 TEST_CASE("cli: the demo's event log matches the golden log") {
   // Same build, same inputs: the log is reproduced; numbers are compared to 1e-9 relative (or
   // 1e-15 absolute for the sub-femtometre distances) so that a libm difference elsewhere does

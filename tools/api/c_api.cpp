@@ -17,8 +17,20 @@
 #include "core/friction_cone.hpp"
 #include "hybridsim/hybridsim.hpp"
 
+// Forwards the library's warnings to the host's callback, as they are raised.
+struct WarningForwarder final : hybridsim::SimulationObserver {
+  hybridsim_warning_callback callback = nullptr;
+  void* user_data = nullptr;
+  void on_warning(const hybridsim::Warning& warning) override {
+    if (callback != nullptr) {
+      callback(warning.t, warning.kind.c_str(), warning.message.c_str(), user_data);
+    }
+  }
+};
+
 struct hybridsim_simulator {
   hybridsim::SimulatorConfig config;
+  WarningForwarder warning_forwarder;
   std::vector<std::string> overrides;
   std::optional<hybridsim::Simulator> simulator;
   std::string error;
@@ -120,6 +132,7 @@ void load(hybridsim_simulator& sim, hybridsim::Model model) {
   sim.simulator.reset();
   sim.contacts.clear();
   sim.simulator.emplace(std::move(model), sim.config);
+  sim.simulator->add_observer(sim.warning_forwarder);
 }
 
 hybridsim_event_kind event_kind(hybridsim::EventRecord::Kind kind) {
@@ -217,12 +230,16 @@ hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key,
                                     : name == "output_interval" ? &s.config.output_interval
                                     : name == "max_step"        ? &s.config.max_step
                                     : name == "step_size"       ? &s.config.step_size
+                                    : name == "time_limit"      ? &s.config.time_limit
+                                    : name == "step_budget"     ? &s.config.step_budget
                                                                 : nullptr;
     if (target == nullptr) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("option '{}': unknown (integrator, table, linear_solver, rtol, "
-                                  "atol, stop_time, output_interval, max_step, step_size)",
-                                  name)};
+      throw CallError{
+          HYBRIDSIM_ERROR_NOT_FOUND,
+          fmt::format("option '{}': unknown (integrator, table, linear_solver, rtol, "
+                      "atol, stop_time, output_interval, max_step, step_size, time_limit, "
+                      "step_budget)",
+                      name)};
     }
     // from_chars: the C locale's decimal point whatever the host's locale is.
     const char* end = value + std::strlen(value);
@@ -691,3 +708,36 @@ hybridsim_status hybridsim_release_input(hybridsim_simulator* sim, const char* i
 }
 
 }  // extern "C"
+
+hybridsim_status hybridsim_set_warning_callback(hybridsim_simulator* sim,
+                                                hybridsim_warning_callback callback,
+                                                void* user_data) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    s.warning_forwarder.callback = callback;
+    s.warning_forwarder.user_data = user_data;
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_warning_count(const hybridsim_simulator* sim, size_t* count) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(count, "count");
+    *count = loaded(s).warnings().size();
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_get_warning(const hybridsim_simulator* sim, size_t index, double* t,
+                                       const char** kind, const char** message) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    const std::vector<hybridsim::Warning>& warnings = loaded(s).warnings();
+    if (index >= warnings.size()) {
+      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                      fmt::format("warning {}: there are {}", index, warnings.size())};
+    }
+    if (t != nullptr) *t = warnings[index].t;
+    if (kind != nullptr) *kind = warnings[index].kind.c_str();
+    if (message != nullptr) *message = warnings[index].message.c_str();
+    return HYBRIDSIM_OK;
+  });
+}

@@ -50,6 +50,18 @@ void check_simulation_options(const SimulationOptions& options) {
   }
   require_within("max_step", options.integrator.max_step, 1e-12, kInfinity,
                  "a step below 1e-12 s is below the rounding of the time");
+  if (!(options.time_limit >= 0.0) || !std::isfinite(options.time_limit)) {
+    throw InputError(
+        fmt::format("time_limit = {}: must be 0 (none) or a positive number of "
+                    "seconds of wall time",
+                    options.time_limit));
+  }
+  if (!(options.step_budget >= 0.0) || !std::isfinite(options.step_budget)) {
+    throw InputError(
+        fmt::format("step_budget = {}: must be 0 (none) or a positive number of "
+                    "steps per simulated second",
+                    options.step_budget));
+  }
 }
 
 }  // namespace
@@ -71,6 +83,8 @@ SimulationOptions make_simulation_options(const Model& model, const SimulatorCon
                                          : model.simulation.linear_solver;
   options.integrator.step_size = config.step_size.value_or(model.simulation.step_size);
   options.max_events_per_second = model.contact.max_events_per_second;
+  options.time_limit = config.time_limit.value_or(options.time_limit);
+  options.step_budget = config.step_budget.value_or(options.step_budget);
   check_simulation_options(options);
   check_integrator_settings(
       config.integrator.empty() ? model.simulation.integrator : config.integrator,
@@ -110,6 +124,10 @@ struct Simulator::Impl final : SimulationObserver {
   void on_event(const EventInstant& instant, const VectorX& x) override {
     events.insert(events.end(), instant.outcome.records.begin(), instant.outcome.records.end());
     for (SimulationObserver* observer : observers) observer->on_event(instant, x);
+  }
+
+  void on_warning(const Warning& warning) override {
+    for (SimulationObserver* observer : observers) observer->on_warning(warning);
   }
 
   MultibodySystem& scene() const {
@@ -221,6 +239,11 @@ SimulationResult Simulator::statistics() const {
 const std::vector<EventRecord>& Simulator::events() const {
   impl_->ensure_started();
   return impl_->events;
+}
+
+const std::vector<Warning>& Simulator::warnings() const {
+  impl_->ensure_started();
+  return impl_->loop->warnings();
 }
 
 void Simulator::clear_events() {

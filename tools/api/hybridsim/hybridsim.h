@@ -50,7 +50,10 @@ typedef enum hybridsim_simulation_status {
   HYBRIDSIM_SIMULATION_STEP_FAILURE = 1, /* the integrator could not take a step */
   HYBRIDSIM_SIMULATION_ZENO_GUARD = 2,   /* too many events per unit of simulated time */
   HYBRIDSIM_SIMULATION_ERROR = 3,        /* an error inside the model (e.g. a non-finite state) */
-  HYBRIDSIM_SIMULATION_INTERRUPTED = 4   /* stopped from outside (a signal to the command line) */
+  HYBRIDSIM_SIMULATION_INTERRUPTED = 4,  /* stopped from outside (a signal to the command line) */
+  HYBRIDSIM_SIMULATION_TIME_LIMIT = 5,   /* the wall-time limit ("time_limit" option) was reached */
+  HYBRIDSIM_SIMULATION_STEP_BUDGET = 6,  /* more steps per simulated second than the budget */
+  HYBRIDSIM_SIMULATION_STALLED = 7       /* simulated time stopped advancing (a "stall" warning) */
 } hybridsim_simulation_status;
 
 /* State of one body at the simulator's time. */
@@ -164,7 +167,8 @@ const char* hybridsim_error_message(const hybridsim_simulator* sim);
 
 /* --- Loading ---------------------------------------------------------------------------------- */
 /* Options, before loading: "integrator" (a registry name), "rtol", "atol", "stop_time" (s),
- * "output_interval" (s), "max_step" (s); numbers as text. An option not set takes the scene's
+ * "output_interval" (s), "max_step" (s), "step_size" (s), "time_limit" (s of wall time, 0: none),
+ * "step_budget" (steps per simulated second, 0: none); numbers as text. An option not set takes the scene's
  * value. An unknown key is HYBRIDSIM_ERROR_NOT_FOUND; a value that is not a finite number, or an
  * unknown integrator, is HYBRIDSIM_ERROR_INPUT; after loading, HYBRIDSIM_ERROR_STATE. */
 hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key, const char* value);
@@ -285,6 +289,22 @@ hybridsim_status hybridsim_set_input(hybridsim_simulator* sim, const char* input
 hybridsim_status hybridsim_get_input(const hybridsim_simulator* sim, const char* input,
                                      double value[3]);
 hybridsim_status hybridsim_release_input(hybridsim_simulator* sim, const char* input);
+
+/* --- Warnings --------------------------------------------------------------------------------- */
+/* What a host should know that does not stop the run, as the command line's summary keeps it:
+ * kind "load", "initial_overlap", "stiff_contact", "energy_rise" or "stall", at simulated time t
+ * (s), with a one-line message naming what it is about. The callback (NULL: none) is called as
+ * each is raised, inside the call that raised it (load, advance, step), with strings valid during
+ * the call; set it before loading to see the start's. get_warning reads them afterwards: the
+ * strings stay valid until the next load or free. */
+typedef void (*hybridsim_warning_callback)(double t, const char* kind, const char* message,
+                                           void* user_data);
+hybridsim_status hybridsim_set_warning_callback(hybridsim_simulator* sim,
+                                                hybridsim_warning_callback callback,
+                                                void* user_data);
+hybridsim_status hybridsim_get_warning_count(const hybridsim_simulator* sim, size_t* count);
+hybridsim_status hybridsim_get_warning(const hybridsim_simulator* sim, size_t index, double* t,
+                                       const char** kind, const char** message);
 
 #ifdef __cplusplus
 }

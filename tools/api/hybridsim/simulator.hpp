@@ -49,6 +49,10 @@ struct SimulatorConfig {
   std::string table = {};
   std::string linear_solver = {};
   std::optional<double> step_size = std::nullopt;
+  // Work guard (SimulationOptions): wall-time limit, s (0: none); steps per simulated second
+  // (0: none); empty takes the defaults.
+  std::optional<double> time_limit = std::nullopt;
+  std::optional<double> step_budget = std::nullopt;
 };
 
 // The run options of a scene under a config, each empty field from the scene. InputError for a
@@ -121,6 +125,9 @@ class Simulator {
   // stop), in time order. clear_events() forgets them (hosts that poll and keep their own).
   const std::vector<EventRecord>& events() const;
   void clear_events();
+  // Every warning so far (the summary's "warnings": "load", "initial_overlap", "stiff_contact",
+  // "energy_rise", "stall"), in time order; observers get each as it is raised (on_warning).
+  const std::vector<Warning>& warnings() const;
   const SimulationOptions& options() const;    // the run options in force
   const std::string& integrator_name() const;  // the registry name of the integrator
 
