@@ -230,7 +230,8 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
     check_flag(CVodeSetNumStepsEtaMaxEarlyStep(s.cvode, 3), "CVodeSetNumStepsEtaMaxEarlyStep");
     check_flag(CVodeSetEtaMaxEarlyStep(s.cvode, 3.0), "CVodeSetEtaMaxEarlyStep");
   }
-  if (method_ == Method::bdf && settings.linear_solver == "klu") {
+  if (method_ == Method::bdf &&
+      (settings.linear_solver == "klu" || settings.linear_solver == "klu-plain")) {
     // Newton iteration with the KLU sparse direct solver on the block pattern of the system's
     // blocks and their couplings, rebuilt at every restart (the contact set may have changed).
     s.sparse = true;
@@ -246,7 +247,8 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
     // KLU on the Schur complement of the blocks' local states (integrators/reduced_klu_solver.hpp):
     // in a resting pile, where the factorisations are most of the run, it factorises 6 of each
     // body's 13 states.
-    s.linear_solver = new_reduced_klu_solver(s.jacobian, s.local_states, s.context);
+    s.linear_solver = new_reduced_klu_solver(s.jacobian, s.local_states,
+                                             settings.linear_solver == "klu", s.context);
     check_flag(CVodeSetLinearSolver(s.cvode, s.linear_solver, s.matrix), "CVodeSetLinearSolver");
     check_flag(CVodeSetLinSysFn(s.cvode, &sparse_linear_system), "CVodeSetLinSysFn");
   } else if (method_ == Method::bdf && settings.linear_solver == "gmres") {

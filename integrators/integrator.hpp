@@ -27,7 +27,8 @@ struct IntegratorSettings {
   std::string table = {};
   // Linear solver of the Newton iterations of cvode-bdf and arkode-dirk: "dense" (the default
   // when empty), "gmres" (matrix-free, unpreconditioned) or, for cvode-bdf, "klu" (sparse direct
-  // on the pattern of HybridSystem::state_blocks, rebuilt at every restart).
+  // on the pattern of HybridSystem::state_blocks, rebuilt at every restart; dense block LU where
+  // it pays) and "klu-plain" (the same with KLU only).
   std::string linear_solver = {};
   // Step of the fixed-step methods, s; they require it (> 0), the adaptive ones ignore it. Steps
   // are shortened only to end at time events, at the stop time and within max_step.

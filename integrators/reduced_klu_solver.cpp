@@ -74,8 +74,8 @@ bool invert_local_block(double* matrix, std::size_t size, double* inverse) {
 
 class ReducedKlu {
  public:
-  ReducedKlu(const BlockJacobian& jacobian, std::span<const char> local_states)
-      : jacobian_(jacobian), local_states_(local_states) {
+  ReducedKlu(const BlockJacobian& jacobian, std::span<const char> local_states, bool allow_block_lu)
+      : jacobian_(jacobian), local_states_(local_states), allow_block_lu_(allow_block_lu) {
     klu_l_defaults(&common_);
     // AMD on the symmetrised pattern, as for the full matrix before (cvode_integrator.cpp).
     common_.ordering = 0;
@@ -127,6 +127,7 @@ class ReducedKlu {
   // states and there are enough of them; KLU where it declines a matrix, and for the rest.
   void plan_block_lu();
   bool block_mode_ = false;
+  bool allow_block_lu_ = true;  // false: KLU always (linear_solver "klu-plain")
   bool using_block_lu_ = false;
   BlockLu block_lu_;
   std::vector<std::size_t> s_entry_in_blocks_;  // per entry of S: its place in block_lu_.values()
@@ -220,10 +221,7 @@ void ReducedKlu::plan_block_lu() {
     if (kept != kSize) return;
     node_of_block[b] = nodes++;
   }
-  if (static_cast<std::size_t>(nodes) < kMinimumNodes ||
-      std::getenv("HYBRIDSIM_NO_BLOCK_LU") != nullptr) {
-    return;
-  }
+  if (static_cast<std::size_t>(nodes) < kMinimumNodes || !allow_block_lu_) return;
   reduced_in_blocks_.assign(kept_states_.size(), 0);
   for (std::size_t b = 0; b < blocks_.size(); ++b) {
     for (std::size_t j = 0; j < blocks_[b].kept_states.size(); ++j) {
@@ -442,7 +440,8 @@ int free_solver(SUNLinearSolver solver) {
 }  // namespace
 
 SUNLinearSolver new_reduced_klu_solver(const BlockJacobian& jacobian,
-                                       std::span<const char> local_states, SUNContext context) {
+                                       std::span<const char> local_states, bool allow_block_lu,
+                                       SUNContext context) {
   SUNLinearSolver solver = SUNLinSolNewEmpty(context);
   if (solver == nullptr) throw std::bad_alloc();
   solver->ops->gettype = get_type;
@@ -451,7 +450,7 @@ SUNLinearSolver new_reduced_klu_solver(const BlockJacobian& jacobian,
   solver->ops->solve = solve;
   solver->ops->free = free_solver;
   try {
-    solver->content = new ReducedKlu(jacobian, local_states);
+    solver->content = new ReducedKlu(jacobian, local_states, allow_block_lu);
   } catch (...) {
     SUNLinSolFreeEmpty(solver);
     throw;

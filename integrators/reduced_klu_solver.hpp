@@ -30,8 +30,11 @@ class BlockJacobian;
 
 // The solver for jacobian's pattern with local_states (one entry per state, 1 for a local state;
 // as given to BlockJacobian::assign_blocks). Both must outlive the solver; SUNLinSolFree frees it.
+// allow_block_lu: dense 6 x 6 block LU instead of KLU where the pattern pays for it (32 free bodies
+// or more); false keeps KLU (linear_solver "klu-plain", for comparisons).
 SUNLinearSolver new_reduced_klu_solver(const BlockJacobian& jacobian,
-                                       std::span<const char> local_states, SUNContext context);
+                                       std::span<const char> local_states, bool allow_block_lu,
+                                       SUNContext context);
 
 // The jacobian's pattern changed: the next setup analyses the new one.
 void reduced_klu_new_pattern(SUNLinearSolver solver);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -127,7 +128,8 @@ TEST_CASE("c api: advancing, states, events, contacts and inputs") {
   CHECK(hybridsim_step(sim, nullptr) == HYBRIDSIM_OK);
   // Free fall to t = 0.3 s: z = 1.1 - g t^2/2 (rtol 1e-9: 1e-8 relative).
   REQUIRE(hybridsim_advance_to(sim, 0.3, 0, nullptr) == HYBRIDSIM_OK);
-  hybridsim_body_state ball;
+  hybridsim_body_state ball{};
+  ball.size = sizeof ball;
   CHECK(hybridsim_get_body_state(sim, "ball", &ball) == HYBRIDSIM_OK);
   CHECK(ball.position[2] == relative(1.1 - 9.81 * 0.09 / 2.0, 1e-8));
   CHECK(ball.linear_velocity[2] == relative(-9.81 * 0.3, 1e-8));
@@ -176,7 +178,8 @@ TEST_CASE("c api: advancing, states, events, contacts and inputs") {
   CHECK(t == 2.0);
   CHECK(hybridsim_get_event_count(sim, &n) == HYBRIDSIM_OK);
   REQUIRE(n >= 4);
-  hybridsim_event event;
+  hybridsim_event event{};
+  event.size = sizeof event;
   CHECK(hybridsim_get_event(sim, 0, &event) == HYBRIDSIM_OK);
   CHECK(event.kind == HYBRIDSIM_EVENT_TIME_EVENT);
   CHECK(event.t == relative(0.3, 1e-15));
@@ -193,7 +196,8 @@ TEST_CASE("c api: advancing, states, events, contacts and inputs") {
   CHECK(n == 0);
 
   // Statistics.
-  hybridsim_statistics stats;
+  hybridsim_statistics stats{};
+  stats.size = sizeof stats;
   CHECK(hybridsim_get_statistics(sim, &stats) == HYBRIDSIM_OK);
   CHECK(stats.steps > 0);
   CHECK(stats.rhs_evals >= stats.steps);
@@ -207,7 +211,8 @@ TEST_CASE("c api: advancing, states, events, contacts and inputs") {
   REQUIRE(hybridsim_advance_to(sim, 6.0, 0, nullptr) == HYBRIDSIM_OK);
   CHECK(hybridsim_get_contact_count(sim, &n) == HYBRIDSIM_OK);
   REQUIRE(n == 1);
-  hybridsim_contact contact;
+  hybridsim_contact contact{};
+  contact.size = sizeof contact;
   CHECK(hybridsim_get_contact(sim, 0, &contact) == HYBRIDSIM_OK);
   CHECK(contact.normal_force == relative(mass * 9.81, 1e-6));
   CHECK(std::string(contact.shape_b) == "ball/s");
@@ -234,17 +239,47 @@ TEST_CASE("c api: a numerical stop is HYBRIDSIM_ERROR_HALTED and keeps the state
   CHECK(hybridsim_advance_to(sim, 20.0, 0, &t) == HYBRIDSIM_ERROR_HALTED);
   CHECK(t < 20.0);
   CHECK(message(sim).find("Zeno guard") != std::string::npos);
-  hybridsim_statistics stats;
+  hybridsim_statistics stats{};
+  stats.size = sizeof stats;
   CHECK(hybridsim_get_statistics(sim, &stats) == HYBRIDSIM_OK);
   CHECK(stats.simulation_status == HYBRIDSIM_SIMULATION_ZENO_GUARD);
   CHECK(stats.t == t);
-  hybridsim_body_state ball;
+  hybridsim_body_state ball{};
+  ball.size = sizeof ball;
   CHECK(hybridsim_get_body_state(sim, "ball", &ball) == HYBRIDSIM_OK);
   CHECK(std::isfinite(ball.position[2]));
   double again = 0.0;
   CHECK(hybridsim_advance_to(sim, 20.0, 0, &again) == HYBRIDSIM_ERROR_HALTED);
   CHECK(again == t);
   CHECK(hybridsim_step(sim, &again) == HYBRIDSIM_ERROR_HALTED);
+  hybridsim_free(sim);
+}
+
+TEST_CASE("c api: versioned structs are filled as far as the caller's size reaches") {
+  hybridsim_simulator* sim = hybridsim_create();
+  REQUIRE(hybridsim_load_string(sim, kScene, "sized.yaml") == HYBRIDSIM_OK);
+  double t = 0.0;
+  REQUIRE(hybridsim_advance_to(sim, 0.5, 0, &t) == HYBRIDSIM_OK);
+  hybridsim_statistics full{};
+  full.size = sizeof full;
+  REQUIRE(hybridsim_get_statistics(sim, &full) == HYBRIDSIM_OK);
+  CHECK(full.size == sizeof full);
+  CHECK(full.steps > 0);
+  CHECK(full.t == 0.5);
+  // A host built when the struct ended before `t`: the fields beyond its size are not written.
+  hybridsim_statistics older{};
+  older.size = offsetof(hybridsim_statistics, t);
+  older.t = -7.0;
+  older.bilateral_switches = -7;
+  REQUIRE(hybridsim_get_statistics(sim, &older) == HYBRIDSIM_OK);
+  CHECK(older.steps == full.steps);
+  CHECK(older.restarts == full.restarts);
+  CHECK(older.t == -7.0);
+  CHECK(older.bilateral_switches == -7);
+  // A size left at zero is refused, naming the field.
+  hybridsim_body_state unset{};
+  CHECK(hybridsim_get_body_state(sim, "ball", &unset) == HYBRIDSIM_ERROR_INPUT);
+  CHECK(message(sim).find("state->size = 0") != std::string::npos);
   hybridsim_free(sim);
 }
 

@@ -53,7 +53,7 @@ cat >"$work/catalog_host.c" <<'C'
 #include "hybridsim/hybridsim.h"
 int main(void) {
   hybridsim_simulator* sim = hybridsim_create();
-  hybridsim_body_state ball;
+  hybridsim_body_state ball = {.size = sizeof ball};
   int ok = hybridsim_load_file(sim, "bouncing_sphere") == HYBRIDSIM_OK &&
            hybridsim_get_body_state(sim, "ball", &ball) == HYBRIDSIM_OK &&
            ball.position[2] == 2.1;

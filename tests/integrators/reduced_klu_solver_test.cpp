@@ -68,7 +68,7 @@ struct Fixture {
     b = N_VNew_Serial(n, context);
     REQUIRE(jacobian.assign_blocks(layout.block_of_state, pairs, layout.local));
     new_matrix();
-    solver = new_reduced_klu_solver(jacobian, layout.local, context);
+    solver = new_reduced_klu_solver(jacobian, layout.local, true, context);
   }
   // New couplings: a new pattern for the Jacobian, the matrix and the solver.
   void couple(const std::vector<std::pair<int, int>>& pairs) {

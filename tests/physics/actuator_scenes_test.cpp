@@ -244,6 +244,7 @@ TEST_CASE("wheels: the C API reads a wheel's frame and slip") {
   REQUIRE(hybridsim_load_file(sim, "tricycles_uphill") == HYBRIDSIM_OK);
   REQUIRE(hybridsim_advance_to(sim, 4.0, 0, nullptr) == HYBRIDSIM_OK);
   hybridsim_wheel_state wheel{};
+  wheel.size = sizeof wheel;
   REQUIRE(hybridsim_get_wheel_state(sim, "rear_left", &wheel) == HYBRIDSIM_OK);
   // The catalog's c = 1: S_a = T / N_est = 14.5 / 32 in steady climbing, R omega = 0.9 m/s.
   CHECK(std::abs(wheel.S_a - 14.5 / 32.0) < 1e-5);

@@ -368,14 +368,15 @@ TEST_CASE("contact jacobian c api: frames, jacobians, cones, bilateral switches 
   size_t nv = 0;
   REQUIRE(hybridsim_get_velocity_size(sim, &nv) == HYBRIDSIM_OK);
   CHECK(nv == 6);
-  long column = -2;
+  int64_t column = -2;
   CHECK(hybridsim_get_velocity_column(sim, "rung", &column) == HYBRIDSIM_OK);
   CHECK(column == -1);
   CHECK(hybridsim_get_velocity_column(sim, "nonesuch", &column) == HYBRIDSIM_ERROR_NOT_FOUND);
   size_t count = 0;
   REQUIRE(hybridsim_get_contact_count(sim, &count) == HYBRIDSIM_OK);
   REQUIRE(count == 1);  // the gripper on the rung
-  hybridsim_contact_frame frame;
+  hybridsim_contact_frame frame{};
+  frame.size = sizeof frame;
   REQUIRE(hybridsim_get_contact_frame(sim, 0, &frame) == HYBRIDSIM_OK);
   CHECK(std::string(frame.normal_law) == "elastic");
   CHECK(hybridsim_get_contact_frame(sim, 1, &frame) == HYBRIDSIM_ERROR_NOT_FOUND);
@@ -406,7 +407,8 @@ TEST_CASE("contact jacobian c api: frames, jacobians, cones, bilateral switches 
   CHECK(hybridsim_get_bilateral(sim, "pivot", &on) == HYBRIDSIM_OK);
   CHECK(on == 0);
   CHECK(hybridsim_set_bilateral(sim, "pivot", 0) == HYBRIDSIM_OK);  // already off: harmless
-  hybridsim_statistics statistics;
+  hybridsim_statistics statistics{};
+  statistics.size = sizeof statistics;
   REQUIRE(hybridsim_get_statistics(sim, &statistics) == HYBRIDSIM_OK);
   CHECK(statistics.bilateral_switches == 3);  // pivot on, grasp on, pivot off
   hybridsim_free(sim);

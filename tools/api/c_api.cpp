@@ -2,8 +2,10 @@
 // into C. Errors leave their message on the handle.
 #include "hybridsim/hybridsim.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -110,6 +112,27 @@ void require_known(const hybridsim::Simulator& simulator, int index, const char*
     throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
                     fmt::format("{}: no {} named '{}'", simulator.model().name, what, name)};
   }
+}
+
+// A versioned struct (hybridsim.h): filled whole here, then copied into the caller's as far as
+// its `size` reaches; the caller's size field is left as it set it.
+template <typename Struct, typename Fill>
+void fill_sized(Struct* out, const char* name, Fill&& fill) {
+  require(out, name);
+  static_assert(offsetof(Struct, size) == 0, "a versioned struct starts with its size");
+  const size_t size = out->size;
+  if (size <= sizeof(size_t)) {
+    throw InputError(
+        fmt::format("{}->size = {}: set it to sizeof the struct before the call "
+                    "(hybridsim.h, Versioned structs)",
+                    name, size));
+  }
+  Struct full{};
+  full.size = sizeof(Struct);
+  fill(full);
+  const size_t copied = std::min(size, sizeof(Struct)) - sizeof(size_t);
+  std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t),
+              reinterpret_cast<const char*>(&full) + sizeof(size_t), copied);
 }
 
 void copy3(const hybridsim::Vec3& v, double out[3]) {
@@ -331,18 +354,19 @@ hybridsim_status hybridsim_get_body_state(const hybridsim_simulator* sim, const 
                                           hybridsim_body_state* state) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     require(body, "body");
-    require(state, "state");
     hybridsim::Simulator& simulator = loaded(s);
     require_known(simulator, simulator.model().find_body(body), "body", body);
     const hybridsim::BodyState b = simulator.body_state(body);
-    copy3(b.position_W, state->position);
-    const hybridsim::Quat& q = b.orientation_WB;
-    state->orientation[0] = q.w();
-    state->orientation[1] = q.x();
-    state->orientation[2] = q.y();
-    state->orientation[3] = q.z();
-    copy3(b.linear_velocity_W, state->linear_velocity);
-    copy3(b.angular_velocity_W, state->angular_velocity);
+    fill_sized(state, "state", [&](hybridsim_body_state& out) {
+      copy3(b.position_W, out.position);
+      const hybridsim::Quat& q = b.orientation_WB;
+      out.orientation[0] = q.w();
+      out.orientation[1] = q.x();
+      out.orientation[2] = q.y();
+      out.orientation[3] = q.z();
+      copy3(b.linear_velocity_W, out.linear_velocity);
+      copy3(b.angular_velocity_W, out.angular_velocity);
+    });
     return HYBRIDSIM_OK;
   });
 }
@@ -366,25 +390,26 @@ hybridsim_status hybridsim_get_wheel_state(const hybridsim_simulator* sim, const
                                            hybridsim_wheel_state* state) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     require(wheel, "wheel");
-    require(state, "state");
     hybridsim::Simulator& simulator = loaded(s);
     require_known(simulator, simulator.model().find_wheel(wheel), "wheel", wheel);
     const hybridsim::Simulator::WheelState w = simulator.wheel_state(wheel);
-    copy3(w.n_W, state->normal);
-    copy3(w.t_lat_W, state->lateral);
-    copy3(w.t_lon_W, state->longitudinal);
-    state->v_lon = w.v_W_lon;
-    state->v_lat = w.v_W_lat;
-    state->slip_lon = w.v_t_lon;
-    state->slip_lat = w.v_t_lat;
-    state->omega = w.omega;
-    state->radius = w.radius;
-    state->r_omega = w.R_omega;
-    state->s_a = w.s_a;
-    state->s_b = w.s_b;
-    state->S_a = w.S_a;
-    state->alpha = w.alpha;
-    state->normal_force = w.normal_force;
+    fill_sized(state, "state", [&](hybridsim_wheel_state& out) {
+      copy3(w.n_W, out.normal);
+      copy3(w.t_lat_W, out.lateral);
+      copy3(w.t_lon_W, out.longitudinal);
+      out.v_lon = w.v_W_lon;
+      out.v_lat = w.v_W_lat;
+      out.slip_lon = w.v_t_lon;
+      out.slip_lat = w.v_t_lat;
+      out.omega = w.omega;
+      out.radius = w.radius;
+      out.r_omega = w.R_omega;
+      out.s_a = w.s_a;
+      out.s_b = w.s_b;
+      out.S_a = w.S_a;
+      out.alpha = w.alpha;
+      out.normal_force = w.normal_force;
+    });
     return HYBRIDSIM_OK;
   });
 }
@@ -400,25 +425,25 @@ hybridsim_status hybridsim_get_energy(const hybridsim_simulator* sim, double* en
 hybridsim_status hybridsim_get_statistics(const hybridsim_simulator* sim,
                                           hybridsim_statistics* statistics) {
   return guarded(sim, [&](hybridsim_simulator& s) {
-    require(statistics, "statistics");
     const hybridsim::Simulator& simulator = loaded(s);
     const hybridsim::SimulationResult r = simulator.statistics();
-    hybridsim_statistics& out = *statistics;
-    out.steps = r.stats.steps;
-    out.rhs_evals = r.stats.rhs_evals;
-    out.jac_evals = r.stats.jac_evals;
-    out.root_evals = r.stats.root_evals;
-    out.error_test_fails = r.stats.error_test_fails;
-    out.nonlinear_iters = r.stats.nonlinear_iters;
-    out.nonlinear_conv_fails = r.stats.nonlinear_conv_fails;
-    out.state_events = r.state_events;
-    out.time_events = r.time_events;
-    out.contact_starts = r.contact_starts;
-    out.contact_ends = r.contact_ends;
-    out.restarts = r.restarts;
-    out.t = simulator.time();
-    out.simulation_status = static_cast<hybridsim_simulation_status>(simulator.status());
-    out.bilateral_switches = r.bilateral_switches;
+    fill_sized(statistics, "statistics", [&](hybridsim_statistics& out) {
+      out.steps = r.stats.steps;
+      out.rhs_evals = r.stats.rhs_evals;
+      out.jac_evals = r.stats.jac_evals;
+      out.root_evals = r.stats.root_evals;
+      out.error_test_fails = r.stats.error_test_fails;
+      out.nonlinear_iters = r.stats.nonlinear_iters;
+      out.nonlinear_conv_fails = r.stats.nonlinear_conv_fails;
+      out.state_events = r.state_events;
+      out.time_events = r.time_events;
+      out.contact_starts = r.contact_starts;
+      out.contact_ends = r.contact_ends;
+      out.restarts = r.restarts;
+      out.t = simulator.time();
+      out.simulation_status = static_cast<hybridsim_simulation_status>(simulator.status());
+      out.bilateral_switches = r.bilateral_switches;
+    });
     return HYBRIDSIM_OK;
   });
 }
@@ -434,23 +459,24 @@ hybridsim_status hybridsim_get_event_count(const hybridsim_simulator* sim, size_
 hybridsim_status hybridsim_get_event(hybridsim_simulator* sim, size_t index,
                                      hybridsim_event* event) {
   return guarded(sim, [&](hybridsim_simulator& s) {
-    require(event, "event");
     const std::vector<hybridsim::EventRecord>& events = loaded(s).events();
     if (index >= events.size()) {
       throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
                       fmt::format("event {}: there are {} events", index, events.size())};
     }
     const hybridsim::EventRecord& r = events[index];
-    event->t = r.t;
-    event->kind = event_kind(r.kind);
-    event->crossing = r.crossing.c_str();
-    event->shape_a = r.pair_a.c_str();
-    event->shape_b = r.pair_b.c_str();
-    event->distance = r.distance;
-    copy3(r.normal_W, event->normal);
-    copy3(r.point_W, event->point);
-    event->pre_impact_velocity = r.pre_impact_velocity;
-    event->description = r.description.c_str();
+    fill_sized(event, "event", [&](hybridsim_event& out) {
+      out.t = r.t;
+      out.kind = event_kind(r.kind);
+      out.crossing = r.crossing.c_str();
+      out.shape_a = r.pair_a.c_str();
+      out.shape_b = r.pair_b.c_str();
+      out.distance = r.distance;
+      copy3(r.normal_W, out.normal);
+      copy3(r.point_W, out.point);
+      out.pre_impact_velocity = r.pre_impact_velocity;
+      out.description = r.description.c_str();
+    });
     return HYBRIDSIM_OK;
   });
 }
@@ -480,7 +506,6 @@ hybridsim_status hybridsim_get_contact_count(hybridsim_simulator* sim, size_t* c
 hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
                                        hybridsim_contact* contact) {
   return guarded(sim, [&](hybridsim_simulator& s) {
-    require(contact, "contact");
     loaded(s);
     if (index >= s.contacts.size()) {
       throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
@@ -489,17 +514,19 @@ hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
                                   index, s.contacts.size())};
     }
     const hybridsim::ContactResult& c = s.contacts[index];
-    contact->shape_a = s.contact_labels[2 * index].c_str();
-    contact->shape_b = s.contact_labels[2 * index + 1].c_str();
-    contact->penetration = c.penetration;
-    contact->penetration_rate = c.penetration_rate;
-    contact->normal_force = c.normal_force;
-    copy3(c.slip_velocity_W, contact->slip_velocity);
-    copy3(c.friction_force_W, contact->friction_force);
-    copy3(c.point_W, contact->point);
-    copy3(c.normal_W, contact->normal);
-    copy3(c.force_on_B_W, contact->force_on_b);
-    copy3(c.torque_on_B_W, contact->torque_on_b);
+    fill_sized(contact, "contact", [&](hybridsim_contact& out) {
+      out.shape_a = s.contact_labels[2 * index].c_str();
+      out.shape_b = s.contact_labels[2 * index + 1].c_str();
+      out.penetration = c.penetration;
+      out.penetration_rate = c.penetration_rate;
+      out.normal_force = c.normal_force;
+      copy3(c.slip_velocity_W, out.slip_velocity);
+      copy3(c.friction_force_W, out.friction_force);
+      copy3(c.point_W, out.point);
+      copy3(c.normal_W, out.normal);
+      copy3(c.force_on_B_W, out.force_on_b);
+      copy3(c.torque_on_B_W, out.torque_on_b);
+    });
     return HYBRIDSIM_OK;
   });
 }
@@ -513,7 +540,7 @@ hybridsim_status hybridsim_get_velocity_size(const hybridsim_simulator* sim, siz
 }
 
 hybridsim_status hybridsim_get_velocity_column(const hybridsim_simulator* sim, const char* body,
-                                               long* column) {
+                                               int64_t* column) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     require(body, "body");
     require(column, "column");
@@ -527,7 +554,6 @@ hybridsim_status hybridsim_get_velocity_column(const hybridsim_simulator* sim, c
 hybridsim_status hybridsim_get_contact_frame(hybridsim_simulator* sim, size_t index,
                                              hybridsim_contact_frame* frame) {
   return guarded(sim, [&](hybridsim_simulator& s) {
-    require(frame, "frame");
     hybridsim::Simulator& simulator = loaded(s);
     if (index >= s.contacts.size()) {
       throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
@@ -538,18 +564,20 @@ hybridsim_status hybridsim_get_contact_frame(hybridsim_simulator* sim, size_t in
     const hybridsim::ContactResult& c = s.contacts[index];
     const hybridsim::Simulator::ContactFrame f =
         contact_call([&] { return simulator.contact_frame(c.pair, c.slot); });
-    frame->pair = f.pair;
-    frame->slot = f.slot;
-    copy3(f.witness_A_W, frame->witness_a);
-    copy3(f.witness_B_W, frame->witness_b);
-    copy3(f.normal_W, frame->normal);
-    copy3(f.tangent1_W, frame->tangent1);
-    copy3(f.tangent2_W, frame->tangent2);
-    frame->mu = f.mu;
-    frame->mu2 = f.mu2;
-    // Static literals (to_string's views end in NUL).
-    frame->normal_law = to_string(f.normal_law).data();
-    frame->friction_law = to_string(f.friction_law).data();
+    fill_sized(frame, "frame", [&](hybridsim_contact_frame& out) {
+      out.pair = f.pair;
+      out.slot = f.slot;
+      copy3(f.witness_A_W, out.witness_a);
+      copy3(f.witness_B_W, out.witness_b);
+      copy3(f.normal_W, out.normal);
+      copy3(f.tangent1_W, out.tangent1);
+      copy3(f.tangent2_W, out.tangent2);
+      out.mu = f.mu;
+      out.mu2 = f.mu2;
+      // Static literals (to_string's views end in NUL).
+      out.normal_law = to_string(f.normal_law).data();
+      out.friction_law = to_string(f.friction_law).data();
+    });
     return HYBRIDSIM_OK;
   });
 }

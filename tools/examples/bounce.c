@@ -2,6 +2,7 @@
  * state, the statistics and the event records. The scene: a steel ball dropped from h = 1 m
  * (bottom above a steel plate). It checks that the first contact starts at sqrt(2 h / g) with
  * pre-impact speed sqrt(2 g h), to 1e-6 relative, and exits non-zero otherwise. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -35,9 +36,9 @@ int main(void) {
   int ok = sim != NULL;
   double t = 0.0;
   size_t events = 0, i;
-  hybridsim_body_state ball;
-  hybridsim_statistics stats;
-  hybridsim_event event;
+  hybridsim_body_state ball = {.size = sizeof ball};
+  hybridsim_statistics stats = {.size = sizeof stats};
+  hybridsim_event event = {.size = sizeof event};
 
   printf("bounce_c: hybridsim %s\n", hybridsim_version());
   ok = ok && check(sim, hybridsim_load_string(sim, kScene, "c_bounce"), "load");
@@ -50,8 +51,9 @@ int main(void) {
   }
   ok = ok && check(sim, hybridsim_get_statistics(sim, &stats), "statistics");
   if (ok) {
-    printf("  %ld steps, %ld RHS evaluations, %ld contact starts, %ld contact ends\n", stats.steps,
-           stats.rhs_evals, stats.contact_starts, stats.contact_ends);
+    printf("  %" PRId64 " steps, %" PRId64 " RHS evaluations, %" PRId64 " contact starts, %" PRId64
+           " contact ends\n",
+           stats.steps, stats.rhs_evals, stats.contact_starts, stats.contact_ends);
   }
   ok = ok && check(sim, hybridsim_get_event_count(sim, &events), "event count") && events > 0;
   for (i = 0; ok && i < events; ++i) {

@@ -28,6 +28,14 @@
 extern "C" {
 #endif
 
+/* Versioned structs. Every struct the library fills starts with `size_t size`, which the caller
+ * sets to the size of its struct before the call:
+ *   hybridsim_statistics stats = {.size = sizeof stats};
+ * The library fills the fields that fit in that size, so that a host built against an older
+ * header (a smaller struct) keeps working with a newer library, and a host built against a newer
+ * header keeps its own values in fields an older library does not know. A size that cannot hold
+ * the first field is HYBRIDSIM_ERROR_INPUT. Fields are only ever appended. Counters are 64-bit. */
+
 /* An opaque simulator handle. */
 typedef struct hybridsim_simulator hybridsim_simulator;
 
@@ -58,6 +66,7 @@ typedef enum hybridsim_simulation_status {
 
 /* State of one body at the simulator's time. */
 typedef struct hybridsim_body_state {
+  size_t size; /* sizeof the struct, set by the caller (see Versioned structs) */
   double position[3];         /* p_WB: origin of B in W, m */
   double orientation[4];      /* q_WB as (w, x, y, z), unit */
   double linear_velocity[3];  /* velocity of B's origin in W, m/s */
@@ -66,22 +75,23 @@ typedef struct hybridsim_body_state {
 
 /* Integrator statistics and event counters, summed over all restarts. */
 typedef struct hybridsim_statistics {
-  long steps;                /* integrator steps */
-  long rhs_evals;            /* right-hand-side evaluations, including those for Jacobians */
-  long jac_evals;            /* Jacobian evaluations */
-  long root_evals;           /* crossing-function evaluations */
-  long error_test_fails;     /* steps rejected by the error test */
-  long nonlinear_iters;      /* nonlinear solver iterations */
-  long nonlinear_conv_fails; /* nonlinear solver convergence failures */
-  long state_events;         /* instants at which a crossing function triggered */
-  long time_events;          /* input breakpoints, host input changes, bilateral switches at a
+  size_t size; /* sizeof the struct, set by the caller (see Versioned structs) */
+  int64_t steps;             /* integrator steps */
+  int64_t rhs_evals;         /* right-hand-side evaluations, including those for Jacobians */
+  int64_t jac_evals;         /* Jacobian evaluations */
+  int64_t root_evals;        /* crossing-function evaluations */
+  int64_t error_test_fails;  /* steps rejected by the error test */
+  int64_t nonlinear_iters;   /* nonlinear solver iterations */
+  int64_t nonlinear_conv_fails; /* nonlinear solver convergence failures */
+  int64_t state_events;      /* instants at which a crossing function triggered */
+  int64_t time_events;       /* input breakpoints, host input changes, bilateral switches at a
                                 time or by the host */
-  long contact_starts;       /* contact_start records */
-  long contact_ends;         /* contact_end records */
-  long restarts;             /* integrator re-initialisations */
+  int64_t contact_starts;    /* contact_start records */
+  int64_t contact_ends;      /* contact_end records */
+  int64_t restarts;          /* integrator re-initialisations */
   double t;                  /* the simulator's time, s */
   hybridsim_simulation_status simulation_status; /* how the run stands */
-  long bilateral_switches;                       /* bilateral_on and bilateral_off records */
+  int64_t bilateral_switches;                    /* bilateral_on and bilateral_off records */
 } hybridsim_statistics;
 
 /* Kind of an event record. */
@@ -101,6 +111,7 @@ typedef enum hybridsim_event_kind {
  * loads a scene or frees the handle.
  * Numbers that do not apply to the kind are NaN. */
 typedef struct hybridsim_event {
+  size_t size; /* sizeof the struct, set by the caller (see Versioned structs) */
   double t;                   /* s */
   hybridsim_event_kind kind;  /* what happened */
   const char* crossing;       /* "z1", "z2", or "" (initialisation, time events) */
@@ -118,6 +129,7 @@ typedef struct hybridsim_event {
  * free. After an advance, step, input change or bilateral switch the snapshot is dropped: call
  * get_contact_count again (get_contact returns HYBRIDSIM_ERROR_NOT_FOUND until then). */
 typedef struct hybridsim_contact {
+  size_t size; /* sizeof the struct, set by the caller (see Versioned structs) */
   const char* shape_a;      /* "body/shape" of A */
   const char* shape_b;      /* "body/shape" of B */
   double penetration;       /* m, positive when penetrating */
@@ -135,6 +147,7 @@ typedef struct hybridsim_contact {
  * the frame lies on the normal along gravity at the nominal radius). Ratios that are undefined
  * (omega = 0, v = 0) read 0, never NaN. */
 typedef struct hybridsim_wheel_state {
+  size_t size; /* sizeof the struct, set by the caller (see Versioned structs) */
   double normal[3];          /* unit normal from the wheel into the ground, W */
   double lateral[3];         /* t_lat: the spin axis projected onto the tangent plane */
   double longitudinal[3];    /* t_lon = normal x lateral */
@@ -233,12 +246,13 @@ hybridsim_status hybridsim_get_wheel_state(const hybridsim_simulator* sim, const
  * body's first column, -1 for a fixed body (HYBRIDSIM_ERROR_NOT_FOUND for an unknown name). */
 hybridsim_status hybridsim_get_velocity_size(const hybridsim_simulator* sim, size_t* size);
 hybridsim_status hybridsim_get_velocity_column(const hybridsim_simulator* sim, const char* body,
-                                               long* column);
+                                               int64_t* column);
 
 /* One contact point's frame, world frame W. pair and slot name it for get_contact_jacobian; they
  * stay valid until the next event (after which the call returns HYBRIDSIM_ERROR_NOT_FOUND if the
  * point is gone). The law names are static strings. */
 typedef struct hybridsim_contact_frame {
+  size_t size; /* sizeof the struct, set by the caller (see Versioned structs) */
   uint64_t pair;            /* shape pair key (A's shape index << 32 | B's) */
   int slot;                 /* the point's slot in its pair */
   double witness_a[3];      /* witness point on A's surface, m */
