@@ -66,10 +66,8 @@ nlohmann::json event_record_json(const EventRecord& record) {
 
 namespace {
 
-std::ofstream open_output(const std::string& path) {
-  std::ofstream file(path);
-  if (!file) throw InputError(fmt::format("{}: cannot open for writing", path));
-  return file;
+OutputFile open_output(const std::string& path) {
+  return OutputFile(path);
 }
 
 }  // namespace
@@ -247,10 +245,9 @@ void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
 std::vector<std::string> RunWriter::finish() {
   if (progress_) progress_->stop();
   std::vector<std::string> failed;
-  const auto close = [&failed](std::ofstream& file, const std::string& path) {
-    if (!file.is_open()) return;
-    file.flush();
-    if (!file) failed.push_back(path);
+  // Each complete file takes its name now (output_file.hpp): a reader never sees half of one.
+  const auto close = [&failed](OutputFile& file, const std::string& path) {
+    if (!file.commit()) failed.push_back(path);
   };
   close(trajectory_, outputs_.trajectory_path);
   close(events_, outputs_.events_path);

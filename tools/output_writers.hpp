@@ -12,6 +12,7 @@
 
 #include "integrators/hybrid_loop.hpp"
 #include "models/multibody_system.hpp"
+#include "tools/output_file.hpp"
 #include "tools/progress_bar.hpp"
 #include "tools/replay/replay_recording.hpp"
 
@@ -76,13 +77,13 @@ class RunWriter final : public SimulationObserver {
 
   MultibodySystem& system_;
   RunOutputs outputs_;
-  std::ofstream trajectory_;
-  std::ofstream events_;
-  std::ofstream contacts_;
+  OutputFile trajectory_;
+  OutputFile events_;
+  OutputFile contacts_;
   double initial_energy_ = kNaN;
   bool have_initial_energy_ = false;
   std::unique_ptr<ProgressBar> progress_;  // when RunOutputs::progress
-  std::ofstream diagnostics_;
+  OutputFile diagnostics_;
   const HybridLoop* loop_ = nullptr;
   double last_diagnostics_time_ = kNaN;
   long last_diagnostics_steps_ = 0;

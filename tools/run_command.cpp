@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include "integrators/hybrid_loop.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/checkpoint_file.hpp"
+#include "tools/output_file.hpp"
 #include "tools/output_writers.hpp"
 #include "tools/replay/gltf_writer.hpp"
 #include "tools/replay/replay_page.hpp"
@@ -94,6 +96,35 @@ struct ResolvedOutputs {
   std::string figure_path;  // the run summary figure, with --plot
 };
 
+// Two outputs on one path would overwrite each other: refused, naming both (special files such as
+// /dev/null may take several).
+void refuse_shared_paths(const ResolvedOutputs& resolved) {
+  const RunCommandOptions& o = resolved.options;
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--trajectory", &o.trajectory_path},
+      {"--events", &o.events_path},
+      {"--contacts", &o.contacts_path},
+      {"--summary", &o.summary_path},
+      {"--diagnostics", &o.diagnostics_path},
+      {"--replay", &o.replay_path},
+      {"--gltf", &o.gltf_path},
+      {"--checkpoint", &o.checkpoint_path},
+      {"--plot", &resolved.figure_path}};
+  std::map<fs::path, const char*> seen;
+  for (const auto& [flag, path] : outputs) {
+    if (path->empty()) continue;
+    std::error_code error;
+    const fs::file_status status = fs::status(*path, error);
+    if (fs::exists(status) && !fs::is_regular_file(status)) continue;
+    const fs::path key = fs::weakly_canonical(fs::absolute(*path), error);
+    const auto [where, inserted] = seen.emplace(key, flag);
+    if (!inserted) {
+      throw InputError(fmt::format("{} and {} both name {}: each output needs its own file",
+                                   where->second, flag, *path));
+    }
+  }
+}
+
 ResolvedOutputs resolve_outputs(const RunCommandOptions& given) {
   ResolvedOutputs resolved{given, ""};
   RunCommandOptions& options = resolved.options;
@@ -138,6 +169,7 @@ ResolvedOutputs resolve_outputs(const RunCommandOptions& given) {
                       three));
     }
   }
+  refuse_shared_paths(resolved);
   return resolved;
 }
 
@@ -203,13 +235,9 @@ int run_command(const RunCommandOptions& given_options) {
     outputs.diagnostics_path = options.diagnostics_path;
     outputs.quiet = options.quiet;
     outputs.record_replay = !options.replay_path.empty() || !options.gltf_path.empty();
-    std::ofstream summary_file;
-    if (!options.summary_path.empty()) {
-      summary_file.open(options.summary_path);
-      if (!summary_file) {
-        throw InputError(fmt::format("{}: cannot open for writing", options.summary_path));
-      }
-    }
+    // Opened now, so that an unwritable path is bad input before the run, not after it.
+    std::optional<OutputFile> summary_file;
+    if (!options.summary_path.empty()) summary_file.emplace(options.summary_path);
     RunWriter writer(system, outputs, sim.start_time, sim.stop_time);
 
     // A resumed run goes on from the checkpoint's state, counters and wall time.
@@ -261,7 +289,7 @@ int run_command(const RunCommandOptions& given_options) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::vector<std::string> unwritten = writer.finish();
 
-    if (summary_file.is_open()) {
+    if (summary_file) {
       nlohmann::json summary = make_summary(system, sim, integrator_name, result, simulator.state(),
                                             writer.initial_energy(), wall_time);
       // Where the scene came from, so that `hybridsim replay` can load it again.
@@ -273,9 +301,8 @@ int run_command(const RunCommandOptions& given_options) {
         summary["resumed_at"] = resumed->checkpoint.t;
         summary["wall_time_total_s"] = resumed->wall_time_s + wall_time;
       }
-      summary_file << summary.dump(2) << '\n';
-      summary_file.flush();
-      if (!summary_file) unwritten.push_back(options.summary_path);
+      *summary_file << summary.dump(2) << '\n';
+      if (!summary_file->commit()) unwritten.push_back(options.summary_path);
     }
     for (const std::string& path : write_pictures(model, resolved, writer)) {
       unwritten.push_back(path);

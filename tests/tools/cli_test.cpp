@@ -344,6 +344,41 @@ TEST_CASE("cli: --time-limit and the step budget stop a run with status 3 and co
   CHECK(run_cli("run --help", dir).out.find("Exit status: 0") != std::string::npos);
 }
 
+TEST_CASE("cli: outputs appear whole or not at all, and two outputs on one path are refused") {
+  const fs::path dir = temporary_directory();
+  // While the run goes on, and after a SIGKILL, the trajectory is only PATH.tmp: a reader never
+  // sees half a file under its name.
+  const std::string command = fmt::format(
+      "{0} run newtons_cradle --quiet --stop-time 1000 --trajectory {1}/t.csv --summary {1}/s.json "
+      "& pid=$!; sleep 0.7; ls {1} > {1}/during.txt; kill -KILL $pid; wait $pid",
+      HYBRIDSIM_EXECUTABLE, dir.string());
+  std::system(command.c_str());
+  const std::string during = read_file(dir / "during.txt");
+  CHECK(during.find("t.csv.tmp") != std::string::npos);
+  CHECK(during.find("s.json.tmp") != std::string::npos);
+  CHECK(!fs::exists(dir / "t.csv"));
+  CHECK(!fs::exists(dir / "s.json"));
+  // A finished run renames them and leaves no temporary behind.
+  REQUIRE(run_cli(fmt::format("run bouncing_sphere --quiet --stop-time 0.1 --trajectory {0}/t.csv",
+                              dir.string()),
+                  dir)
+              .status == 0);
+  CHECK(fs::exists(dir / "t.csv"));
+  CHECK(!fs::exists(dir / "t.csv.tmp"));  // the killed run's leftover was reused and renamed
+  CHECK(fs::file_size(dir / "t.csv") > 100);
+
+  const CliResult shared = run_cli(
+      fmt::format("run bouncing_sphere --trajectory {0}/x.csv --events {0}/./x.csv", dir.string()),
+      dir);
+  CHECK(shared.status == 2);
+  CHECK(shared.err.find("--trajectory and --events both name") != std::string::npos);
+  // Special files may take several outputs.
+  CHECK(run_cli("run bouncing_sphere --quiet --stop-time 0.1 --trajectory /dev/null --events "
+                "/dev/null",
+                dir)
+            .status == 0);
+}
+
 TEST_CASE("cli: the demo's event log matches the golden log") {
   // Same build, same inputs: the log is reproduced; numbers are compared to 1e-9 relative (or
   // 1e-15 absolute for the sub-femtometre distances) so that a libm difference elsewhere does

@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "hybridsim/version.h"
+#include "tools/output_file.hpp"
 #include "tools/replay/shape_mesh.hpp"
 
 namespace hybridsim {
@@ -65,8 +66,7 @@ class GltfBuilder {
     const auto u32 = [](std::ofstream& out, std::uint32_t value) {
       out.write(reinterpret_cast<const char*>(&value), 4);
     };
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw InputError(fmt::format("{}: cannot open for writing", path));
+    OutputFile out(path, std::ios::binary);
     u32(out, 0x46546C67u);  // "glTF"
     u32(out, 2);
     u32(out, static_cast<std::uint32_t>(12 + 8 + text.size() + 8 + binary_.size()));
@@ -76,8 +76,7 @@ class GltfBuilder {
     u32(out, static_cast<std::uint32_t>(binary_.size()));
     u32(out, 0x004E4942u);  // "BIN\0"
     out.write(binary_.data(), static_cast<std::streamsize>(binary_.size()));
-    out.flush();
-    if (!out) throw InputError(fmt::format("{}: could not write (disk full?)", path));
+    if (!out.commit()) throw InputError(fmt::format("{}: could not write (disk full?)", path));
   }
 
  private:

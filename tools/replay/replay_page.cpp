@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "tools/output_file.hpp"
 #include "tools/replay/shape_mesh.hpp"
 
 namespace hybridsim {
@@ -291,11 +292,9 @@ ReplayPageReport write_replay_page(const Model& model, const ReplayRecording& re
                                                              {"/*%%ORBIT_CONTROLS%%*/", orbit},
                                                              {"/*%%THREE%%*/", three}});
 
-  std::ofstream file(path, std::ios::binary);
-  if (!file) throw InputError(fmt::format("{}: cannot open for writing", path));
+  OutputFile file(path, std::ios::binary);
   file << page;
-  file.flush();
-  if (!file) throw InputError(fmt::format("{}: could not write (disk full?)", path));
+  if (!file.commit()) throw InputError(fmt::format("{}: could not write (disk full?)", path));
   return {frame_count, frames_kept.size(), recording.event_keys.size(), keys_kept.size(),
           page.size()};
 }
