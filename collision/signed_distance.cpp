@@ -348,7 +348,8 @@ constexpr double kGjkTolerance = 1e-13;
 //   it noisier: 1e-3 of the size left distance errors of 6.5e-8 of the size where a curved
 //   surface meets a kink, 1.0 leaves 1.1e-10 (tests/collision/convex_distance_test.cpp);
 constexpr double kRefinementGap = 1.0;
-// - MPR only has to start the refinement near the optimum;
+// - MPR only has to start the refinement near the optimum: 1e-4 of the size unless the scene
+//   gives its contact.mpr_tolerance (Shape::mpr_tolerance, m), which libccd then runs at;
 constexpr double kMprTolerance = 1e-4;
 // - the refinement stops when a step moves the direction less than this; the distance is second
 //   order in the direction error (1e-12 of the size here) and the polish finishes curved parts.
@@ -531,7 +532,10 @@ SignedDistance local_convex_signed_distance(const Shape& a, const Pose& X_WA, co
   const Vec3 centres = placed_b.centre_W() - placed_a.centre_W();
   Vec3 n_W = centres.norm() > 0.0 ? Vec3(centres.normalized()) : Vec3(Vec3::UnitZ());
   if (!apart.overlapping) n_W = apart.n_AB_W;
-  if (const auto mpr = compute_mpr_penetration(placed_a, placed_b, kMprTolerance * size)) {
+  const double mpr_tolerance = std::isnan(a.mpr_tolerance) && std::isnan(b.mpr_tolerance)
+                                   ? kMprTolerance * size
+                                   : std::fmin(a.mpr_tolerance, b.mpr_tolerance);
+  if (const auto mpr = compute_mpr_penetration(placed_a, placed_b, mpr_tolerance)) {
     n_W = mpr->n_AB_W;
   }
   RefinedDirection best = refine_from(placed_a, placed_b, n_W, tolerance, size);

@@ -148,6 +148,10 @@ struct Shape {
   // mesh, heightmap: the triangles, shared like the hull.
   std::shared_ptr<const TriangleSurface> surface;
   bool plowable = false;  // deformable terrain: wheels with plowing tilt their normal on it
+  // m: libccd MPR's tolerance on the general convex path (the scene's contact.mpr_tolerance when
+  // it gives one); NaN: 1e-4 of the smaller shape's bounding radius (MPR only starts the
+  // refinement, whose accuracy does not depend on it).
+  double mpr_tolerance = kNaN;
 };
 
 // A rigid body with frame B. A free body has 13 states (core/rigid_body.hpp); a fixed body stays
@@ -202,13 +206,24 @@ enum class ContactPoints {
 struct ContactSettings {
   double contact_eps = 1e-13;                      // m, hysteresis of the z1/z2 scheme
   ContactPoints points = ContactPoints::manifold;  // scene key contact.points
-  // m; reserved for the MPR narrowphase (none yet). Its only effect now: the default
-  // contact_eps = max(1e-13, 10 * mpr_tolerance) when the scene gives none.
+  // m: the distance accuracy of the general convex path (shapes without a closed form against
+  // their partner: cylinders, cones, ellipsoids, convex hulls). Given by the scene, it is the
+  // tolerance libccd's MPR runs at (Shape::mpr_tolerance). Otherwise it is that path's tested
+  // accuracy, kGeneralPathAccuracy times the smallest such shape's bounding radius (1e-14 m in a
+  // scene without one), and MPR only starts the refinement at 1e-4 of the size. The default
+  // contact_eps is max(1e-13, 10 * mpr_tolerance): seed 002's rule, eps at least ten times the
+  // distance error.
   double mpr_tolerance = 1e-14;
+  bool mpr_tolerance_given = false;
+  bool contact_eps_given = false;
   double max_damping = 2000.0;              // s/m, d_max
   double stiffness_reduction = 1.0;         // k_red, dimensionless factor on c_res (elastic law)
   double max_events_per_second = 100000.0;  // 1/s, Zeno / chattering guard (SimulationOptions)
 };
+
+// Distance error of the general convex path relative to the smaller shape's bounding radius, as
+// tests/collision/convex_distance_test.cpp bounds it (measured: 1.1e-10 at worst).
+inline constexpr double kGeneralPathAccuracy = 1e-9;
 
 // Run settings of a scene (scene key `simulation`); a host or the CLI may override them.
 // How the joints' constraint solver factorises G M^-1 G^T: automatic chooses dense up to

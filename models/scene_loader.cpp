@@ -643,6 +643,8 @@ bool read_settings(MapReader& root, Model& model) {
   if (root.has("contact")) {
     MapReader contact(root.get("contact"), "contact", root.source());
     ContactSettings& c = model.contact;
+    c.mpr_tolerance_given = contact.has("mpr_tolerance");
+    c.contact_eps_given = contact.has("contact_eps");
     c.mpr_tolerance = contact.positive("mpr_tolerance", c.mpr_tolerance);
     c.contact_eps = contact.positive("contact_eps", std::max(1e-13, 10.0 * c.mpr_tolerance));
     c.max_damping = contact.positive("max_damping", c.max_damping);
@@ -675,6 +677,25 @@ void read_palette(Model& model) {
   reader.reject_unknown_keys();
 }
 
+// The general convex path's accuracy and the default contact_eps that follows from it (see
+// ContactSettings::mpr_tolerance), and MPR's tolerance on every shape when the scene gives one.
+void set_distance_tolerances(Model& model) {
+  ContactSettings& c = model.contact;
+  if (c.mpr_tolerance_given) {
+    for (Shape& shape : model.shapes) shape.mpr_tolerance = c.mpr_tolerance;
+    return;
+  }
+  double smallest = kInfinity;  // m, bounding radius of the smallest general-path shape
+  for (const Shape& shape : model.shapes) {
+    const bool general = shape.type == ShapeType::cylinder || shape.type == ShapeType::cone ||
+                         shape.type == ShapeType::ellipsoid || shape.type == ShapeType::convex;
+    if (shape.collision && general) smallest = std::min(smallest, compute_bounding_radius(shape));
+  }
+  if (!std::isfinite(smallest)) return;
+  c.mpr_tolerance = kGeneralPathAccuracy * smallest;
+  if (!c.contact_eps_given) c.contact_eps = std::max(1e-13, 10.0 * c.mpr_tolerance);
+}
+
 Model build_model(const YAML::Node& root_node, YamlSource& source) {
   Model model;
   model.source = source.file;
@@ -698,6 +719,7 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
     model.contact.max_events_per_second =
         std::max(model.contact.max_events_per_second, 1000.0 * static_cast<double>(free_bodies));
   }
+  set_distance_tolerances(model);
   read_inputs(root, model);
   read_joints(root, model);
   read_wheels(root, model);

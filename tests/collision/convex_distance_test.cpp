@@ -22,6 +22,7 @@
 #include "collision/shape_geometry.hpp"
 #include "collision/signed_distance.hpp"
 #include "collision/test_shapes.hpp"
+#include "core/model.hpp"
 
 namespace hybridsim {
 namespace {
@@ -331,8 +332,9 @@ void check_witnesses(const SignedDistance& d, const Shape& a, const Pose& X_A, c
 // Accuracy of the distance, relative to the smaller shape's bounding radius, for penetrations up
 // to 1% of it, as issue 3 asks. Measured worst errors are printed by each test (1.4e-15 for
 // box-box, 1e-13 for sphere-ellipsoid, 1.1e-10 for a sphere on a box's edges through the general
-// path): the bound has at least 9 times room.
-constexpr double kAccuracy = 1e-9;
+// path): the bound has at least 9 times room. The loader's default contact_eps is ten times this
+// bound (core/model.hpp, kGeneralPathAccuracy), which is what makes seed 002's rule hold.
+constexpr double kAccuracy = kGeneralPathAccuracy;
 
 TEST_CASE("convex narrowphase: box-box equals the separating-axis depth and the feature distance") {
   std::mt19937 random(11);

@@ -4,11 +4,13 @@
 
 #include "approx.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
 #include <fmt/format.h>
 
+#include "collision/shape_geometry.hpp"
 #include "core/constraint_solver.hpp"
 #include "core/errors.hpp"
 #include "models/scene_loader.hpp"
@@ -551,4 +553,45 @@ TEST_CASE("scene loader: many joint rows load, forcing the dense solver on them 
 }
 
 }  // namespace
+TEST_CASE("scene loader: contact_eps is ten times the general convex path's distance error") {
+  // Seed 002's rule, eps >= 10 x the distance error: every catalog scene with cylinders, cones,
+  // ellipsoids or hulls gets contact_eps >= 10 kGeneralPathAccuracy r (r: the smallest such
+  // shape's bounding radius), and tests/collision/convex_distance_test.cpp measures the general
+  // path's error below kGeneralPathAccuracy r (worst measured 1.1e-10 r).
+  int scenes_with_general_pairs = 0;
+  for (const CatalogEntry& entry : list_catalog()) {
+    const Model model = load_scene_file(entry.path);
+    double smallest = kInfinity;
+    for (const Shape& shape : model.shapes) {
+      if (shape.collision &&
+          (shape.type == ShapeType::cylinder || shape.type == ShapeType::cone ||
+           shape.type == ShapeType::ellipsoid || shape.type == ShapeType::convex)) {
+        smallest = std::min(smallest, compute_bounding_radius(shape));
+      }
+    }
+    if (!std::isfinite(smallest)) continue;
+    ++scenes_with_general_pairs;
+    CAPTURE(model.name);
+    CHECK(model.contact.contact_eps >= 10.0 * kGeneralPathAccuracy * smallest * (1.0 - 1e-12));
+  }
+  CHECK(scenes_with_general_pairs >= 8);
+
+  // A scene's own mpr_tolerance is what libccd's MPR runs at (Shape::mpr_tolerance, passed to
+  // ccd_t::mpr_tolerance), and sets the default contact_eps to ten times it.
+  const Model given = load_scene_text(R"(
+contact: {mpr_tolerance: 1.0e-7}
+materials:
+  Steel: {density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}
+bodies:
+  - {name: can, position: [0, 0, 1], shapes: [{type: cylinder, radius: 0.1, length: 0.2, material: Steel}]}
+  - {name: floor, fixed: true, shapes: [{type: box, size: [1, 1, 0.1], material: Steel}]}
+)",
+                                      "mpr.yaml");
+  CHECK(given.contact.contact_eps == doctest::Approx(1e-6));
+  for (const Shape& shape : given.shapes) CHECK(shape.mpr_tolerance == 1e-7);
+  // Without it MPR only starts the refinement (NaN: 1e-4 of the size).
+  const Model automatic = load_scene_file("colliding_cylinders");
+  for (const Shape& shape : automatic.shapes) CHECK(std::isnan(shape.mpr_tolerance));
+}
+
 }  // namespace hybridsim

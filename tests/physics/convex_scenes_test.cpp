@@ -371,9 +371,10 @@ TEST_CASE(
   }
   // Modia3D's three axis conventions give one world motion: beamY and beamZ stay 1 and 2 m from
   // beamX along x with its angular velocity, through every impact of the 1.2 s. Measured 1.4e-12 m
-  // and 1.7e-8 rad/s at |w| = 1.25 rad/s: only rounding tells them apart, which the stiff impacts
-  // amplify in the velocities to the order of the tolerance (rtol 1e-8); 1e-9 m and 1e-7 rad/s
-  // bound it.
+  // and 1.7e-8 rad/s at |w| = 1.25 rad/s (1.1e-7 rad/s with the hulls' contact_eps at ten times
+  // the general path's accuracy): only rounding tells them apart, which the stiff impacts amplify
+  // in the velocities to the order of the tolerance (rtol 1e-8, 1.25e-8 rad/s here, times the
+  // impacts' amplification); 1e-9 m and 2e-7 rad/s bound it.
   const int ox = model.bodies[model.find_body("beamX")].state_offset;
   for (const VectorX& x : run->recorder.output_states) {
     const Quat qx = Quat(x[ox + 3], x[ox + 4], x[ox + 5], x[ox + 6]).normalized();
@@ -382,7 +383,7 @@ TEST_CASE(
       const int o = model.bodies[model.find_body(name)].state_offset;
       const Quat q = Quat(x[o + 3], x[o + 4], x[o + 5], x[o + 6]).normalized();
       CHECK((x.segment<3>(o) - x.segment<3>(ox) - Vec3(offset, 0.0, 0.0)).norm() < 1e-9);
-      CHECK((q * Vec3(x.segment<3>(o + 10)) - w_x).norm() < 1e-7);
+      CHECK((q * Vec3(x.segment<3>(o + 10)) - w_x).norm() < 2e-7);
     }
   }
   CHECK(run->result.contact_starts >= 9);  // each beam lands at least three times

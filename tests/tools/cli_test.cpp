@@ -350,7 +350,8 @@ TEST_CASE("cli: outputs appear whole or not at all, and two outputs on one path 
   // sees half a file under its name.
   const std::string command = fmt::format(
       "{0} run newtons_cradle --quiet --stop-time 1000 --trajectory {1}/t.csv --summary {1}/s.json "
-      "& pid=$!; sleep 0.7; ls {1} > {1}/during.txt; kill -KILL $pid; wait $pid",
+      "& pid=$!; for i in $(seq 200); do [ -e {1}/t.csv.tmp ] && break; sleep 0.05; done; "
+      "sleep 0.3; ls {1} > {1}/during.txt; kill -KILL $pid; wait $pid",
       HYBRIDSIM_EXECUTABLE, dir.string());
   std::system(command.c_str());
   const std::string during = read_file(dir / "during.txt");
