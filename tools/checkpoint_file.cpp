@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "integrators/run_counters.hpp"
 #include "tools/output_writers.hpp"
 
 namespace hybridsim {
@@ -163,21 +164,14 @@ CheckpointFile read_checkpoint_file(const std::string& path, const Model& model)
 
   const nlohmann::json& counters = read.at(json, "counters");
   SimulationResult& r = c.counters;
-  r.stats.steps = read.integer(counters, "steps");
-  r.stats.rhs_evals = read.integer(counters, "rhs_evals");
-  r.stats.jac_evals = read.integer(counters, "jac_evals");
-  r.stats.root_evals = read.integer(counters, "root_evals");
-  r.stats.error_test_fails = read.integer(counters, "error_test_fails");
-  r.stats.nonlinear_iters = read.integer(counters, "nonlinear_iters");
-  r.stats.nonlinear_conv_fails = read.integer(counters, "nonlinear_conv_fails");
-  r.state_events = read.integer(counters, "state_events");
-  r.time_events = read.integer(counters, "time_events");
-  r.contact_starts = read.integer(counters, "contact_starts");
-  r.contact_ends = read.integer(counters, "contact_ends");
-  // Checkpoints written before bilateral contacts existed have none.
-  r.bilateral_switches =
-      counters.contains("bilateral_switches") ? read.integer(counters, "bilateral_switches") : 0;
-  r.restarts = read.integer(counters, "restarts");
+  for (const RunCounter& counter : kRunCounters) {
+    // Checkpoints written before bilateral contacts existed have no bilateral_switches.
+    if (std::string_view(counter.name) == "bilateral_switches" &&
+        !counters.contains(counter.name)) {
+      continue;
+    }
+    counter.ref(r) = read.integer(counters, counter.name);
+  }
   r.rhs_calls = read.integer(counters, "rhs_calls");
   return file;
 }

@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "events/event_log.hpp"
+#include "integrators/run_counters.hpp"
 #include "models/trajectory_row.hpp"
 
 namespace hybridsim {
@@ -257,20 +258,9 @@ std::vector<std::string> RunWriter::finish() {
 }
 
 nlohmann::json make_stats(const SimulationResult& result) {
-  const IntegratorStats& s = result.stats;
-  return {{"steps", s.steps},
-          {"rhs_evals", s.rhs_evals},
-          {"jac_evals", s.jac_evals},
-          {"root_evals", s.root_evals},
-          {"error_test_fails", s.error_test_fails},
-          {"nonlinear_iters", s.nonlinear_iters},
-          {"nonlinear_conv_fails", s.nonlinear_conv_fails},
-          {"state_events", result.state_events},
-          {"time_events", result.time_events},
-          {"contact_starts", result.contact_starts},
-          {"contact_ends", result.contact_ends},
-          {"bilateral_switches", result.bilateral_switches},
-          {"restarts", result.restarts}};
+  nlohmann::json stats = nlohmann::json::object();
+  for (const RunCounter& counter : kRunCounters) stats[counter.name] = counter.get(result);
+  return stats;
 }
 
 nlohmann::json make_summary(MultibodySystem& system, const SimulationOptions& options,

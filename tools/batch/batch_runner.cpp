@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "integrators/run_counters.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/batch/trajectory.hpp"
 
@@ -205,18 +206,7 @@ Row make_row(const Experiment& experiment, const RunSpec& spec, const Trajectory
   row["wall_time_s"] = run.wall_time_s;
   row["wall_time_min_s"] = wall_time_min;
   row["t_end"] = r.t_end;
-  row["steps"] = r.stats.steps;
-  row["rhs_evals"] = r.stats.rhs_evals;
-  row["jac_evals"] = r.stats.jac_evals;
-  row["root_evals"] = r.stats.root_evals;
-  row["error_test_fails"] = r.stats.error_test_fails;
-  row["nonlinear_iters"] = r.stats.nonlinear_iters;
-  row["nonlinear_conv_fails"] = r.stats.nonlinear_conv_fails;
-  row["state_events"] = r.state_events;
-  row["time_events"] = r.time_events;
-  row["contact_starts"] = r.contact_starts;
-  row["contact_ends"] = r.contact_ends;
-  row["restarts"] = r.restarts;
+  for (const RunCounter& counter : kRunCounters) row[counter.name] = counter.get(r);
   row["final_error"] = number_or_null(errors.final_error);
   row["l2_error"] = number_or_null(errors.l2_error);
   row["linf_error"] = number_or_null(errors.linf_error);
@@ -259,41 +249,19 @@ std::vector<Row> run_configuration(const Experiment& experiment,
 }  // namespace
 
 const std::vector<std::string>& row_columns() {
-  static const std::vector<std::string> columns = {"index",
-                                                   "configuration",
-                                                   "scene",
-                                                   "parameters",
-                                                   "integrator",
-                                                   "method",
-                                                   "table",
-                                                   "linear_solver",
-                                                   "rtol",
-                                                   "atol",
-                                                   "step_size",
-                                                   "repetition",
-                                                   "status",
-                                                   "message",
-                                                   "wall_time_s",
-                                                   "wall_time_min_s",
-                                                   "t_end",
-                                                   "steps",
-                                                   "rhs_evals",
-                                                   "jac_evals",
-                                                   "root_evals",
-                                                   "error_test_fails",
-                                                   "nonlinear_iters",
-                                                   "nonlinear_conv_fails",
-                                                   "state_events",
-                                                   "time_events",
-                                                   "contact_starts",
-                                                   "contact_ends",
-                                                   "restarts",
-                                                   "final_error",
-                                                   "l2_error",
-                                                   "linf_error",
-                                                   "event_time_error",
-                                                   "event_count_difference",
-                                                   "energy_drift"};
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> names = {
+        "index",           "configuration", "scene",         "parameters", "integrator",
+        "method",          "table",         "linear_solver", "rtol",       "atol",
+        "step_size",       "repetition",    "status",        "message",    "wall_time_s",
+        "wall_time_min_s", "t_end"};
+    for (const RunCounter& counter : kRunCounters) names.emplace_back(counter.name);
+    for (const char* name : {"final_error", "l2_error", "linf_error", "event_time_error",
+                             "event_count_difference", "energy_drift"}) {
+      names.emplace_back(name);
+    }
+    return names;
+  }();
   return columns;
 }
 
