@@ -3,9 +3,12 @@
 #include <doctest/doctest.h>
 
 #include "approx.hpp"
+#include "cli_support.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <numbers>
 
 #include <fmt/format.h>
@@ -393,6 +396,38 @@ bodies: [{name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}
         std::string::npos);
   CHECK(error_of(kBase, {"bodies.99999999999999999999999.mass=1"}).find("no list element") !=
         std::string::npos);
+}
+
+TEST_CASE("scene loader: OBJ vertices must be finite and within 1e6 m, named by index") {
+  const std::filesystem::path dir = testing::temporary_directory();
+  int file = 0;  // a new file each time: the loader keeps meshes it has read by path
+  const auto scene_with = [&](const std::string& vertices) {
+    const std::string mesh = fmt::format("gem{}.obj", ++file);
+    std::ofstream(dir / mesh) << vertices << "f 1 2 3\n";
+    std::ofstream(dir / "gem.yaml") << fmt::format(R"(
+materials: {{Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}}}
+bodies: [{{name: gem, shapes: [{{type: convex, mesh: {}, material: Steel}}]}}]
+)",
+                                                   mesh);
+    try {
+      (void)load_scene_file((dir / "gem.yaml").string());
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  const std::string tetrahedron = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n";
+  CHECK(scene_with(tetrahedron).empty());
+  for (const char* bad : {"v nan 1 0\n", "v inf 0 0\n", "v 0 -inf 0\n", "v 1e308 1 1\n"}) {
+    CAPTURE(bad);
+    const std::string message = scene_with(tetrahedron + bad);
+    CHECK(message.find("gem.yaml") != std::string::npos);
+    // nan and inf are named by their line (tinyobjloader would read them as numbers), a huge
+    // value by its vertex.
+    CHECK((message.find("line 5: 'v ") != std::string::npos ||
+           message.find("vertex 5 = [1e+308, 1, 1]: must be finite and within 1e+06 m") !=
+               std::string::npos));
+  }
 }
 
 TEST_CASE("scene loader: a missing pair is combined from the two self pairs") {
