@@ -85,7 +85,10 @@ void write_checkpoint_file(const std::string& path, const Model& model,
   json["initial_energy"] = file.initial_energy;  // null if not known (NaN)
   json["next_output_index"] = c.next_output_index;
   json["last_output_time"] = c.last_output_time;
-  json["counters"] = make_stats(c.counters);  // the summary's names, and the system's own count
+  // The summary's counters by their names (integrators/run_counters.hpp), and the system's count.
+  json["counters"] = nlohmann::json::object();
+  for (const RunCounter& counter : kRunCounters)
+    json["counters"][counter.name] = counter.get(c.counters);
   json["counters"]["rhs_calls"] = c.counters.rhs_calls;
   json["recent_event_times"] = c.recent_event_times;
   json["contact_points"] = c.discrete;
@@ -109,7 +112,8 @@ CheckpointFile read_checkpoint_file(const std::string& path, const Model& model)
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {
+    // Syntax errors, and numbers beyond a double (out_of_range 406), found by fuzzing.
     throw InputError(fmt::format("{}: not a checkpoint (malformed JSON: {})", path, error.what()));
   }
   const Reader read(path, json);

@@ -10,10 +10,7 @@ set -euo pipefail
 seconds="${1:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-fuzz"
-if ! command -v clang++ >/dev/null; then
-  echo "fuzz.sh: clang++ is missing (apt-get install clang)" >&2
-  exit 1
-fi
+bash "$root/tools/install_dependencies.sh" --fuzz
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHYBRIDSIM_FUZZ=ON -DHYBRIDSIM_SANITIZE=address,undefined -DHYBRIDSIM_BUILD_TESTS=OFF \
   >/dev/null

@@ -14,7 +14,6 @@ class OutputFile : public std::ofstream {
   OutputFile() = default;
   // Opens PATH.tmp (or PATH itself for a special file); InputError naming PATH if it cannot.
   explicit OutputFile(const std::string& path, std::ios::openmode mode = std::ios::out);
-  OutputFile(OutputFile&&) = default;
   OutputFile& operator=(OutputFile&&) = default;
   // A file never committed is removed (a failed run leaves no half output behind).
   ~OutputFile() override;

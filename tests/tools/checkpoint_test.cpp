@@ -319,6 +319,14 @@ TEST_CASE("checkpoint: a bad checkpoint exits with status 2 naming the file, key
   r = write_and_resume(wrong.dump());
   CHECK(r.status == 2);
   CHECK(r.err.find("99") != std::string::npos);
+
+  // Found by fuzzing (tools/fuzz.sh): a number beyond a double escaped the JSON reader as an
+  // out_of_range exception (exit 3, "error:") instead of bad input naming the file.
+  std::string text = saved.dump();
+  text.replace(text.find("\"t\":") + 4, 1, "0.17E771,\"t_was\":");
+  r = write_and_resume(text);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("not a checkpoint (malformed JSON") != std::string::npos);
 }
 
 TEST_CASE(
