@@ -320,7 +320,12 @@ TEST_CASE("c api: warnings reach the callback as raised, and stay readable") {
   CHECK(hybridsim_get_warning(sim, 1, &when, &kind, &text) == HYBRIDSIM_ERROR_NOT_FOUND);
   hybridsim_free(sim);
 
-  // The work guard's options are validated as on the command line.
+  // The work guard's options and the output interval are validated as on the command line.
+  hybridsim_simulator* zero = hybridsim_create();
+  CHECK(hybridsim_set_option(zero, "output_interval", "0") == HYBRIDSIM_ERROR_INPUT);
+  CHECK(hybridsim_set_option(zero, "output_interval", "-0.01") == HYBRIDSIM_ERROR_INPUT);
+  CHECK(message(zero).find("must be positive") != std::string::npos);
+  hybridsim_free(zero);
   hybridsim_simulator* bad = hybridsim_create();
   REQUIRE(hybridsim_set_option(bad, "time_limit", "-1") == HYBRIDSIM_OK);
   CHECK(hybridsim_load_string(bad, kScene, "bad.yaml") == HYBRIDSIM_ERROR_INPUT);

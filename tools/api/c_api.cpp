@@ -271,6 +271,10 @@ hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key,
     if (error != std::errc() || stop != end || !std::isfinite(number)) {
       throw InputError(fmt::format("option '{}' = '{}': not a finite number", name, value));
     }
+    // As on the command line: outputs every so many seconds, a positive number.
+    if (name == "output_interval" && !(number > 0.0)) {
+      throw InputError(fmt::format("option 'output_interval' = '{}': must be positive, s", value));
+    }
     *target = number;
     return HYBRIDSIM_OK;
   });
