@@ -182,8 +182,9 @@ const char* hybridsim_error_message(const hybridsim_simulator* sim);
 /* Options, before loading: "integrator" (a registry name), "rtol", "atol", "stop_time" (s),
  * "output_interval" (s, positive), "max_step" (s), "step_size" (s), "time_limit" (s of wall
  * time, 0: none), "step_budget" (steps per simulated second, 0: none); numbers as text. An
- * option not set takes the scene's value. An unknown key is HYBRIDSIM_ERROR_NOT_FOUND; a value that is not a finite number, or an
- * unknown integrator, is HYBRIDSIM_ERROR_INPUT; after loading, HYBRIDSIM_ERROR_STATE. */
+ * option not set takes the scene's value. An unknown key is HYBRIDSIM_ERROR_NOT_FOUND; a value
+ * that is not a finite number, or an unknown integrator, is HYBRIDSIM_ERROR_INPUT; after loading,
+ * HYBRIDSIM_ERROR_STATE. */
 hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key, const char* value);
 /* A scene override "KEY=VALUE" applied at loading, as `hybridsim run --set`. */
 hybridsim_status hybridsim_add_override(hybridsim_simulator* sim, const char* assignment);
