@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -71,9 +72,11 @@ void check_ladder_grasp(const std::string& integrator) {
   // root finder's 1e-10 relative time and the state carries rtol 1e-10: 1e-8 s.
   simulator.advance_to(1.0);
   REQUIRE(simulator.status() == SimulationStatus::ok);
-  const EventRecord* grasp =
+  // A copy: later advances append to events() and may move its records (found by ASan).
+  const EventRecord* found =
       find_record(simulator.events(), EventRecord::Kind::bilateral_on, "grasp");
-  REQUIRE(grasp != nullptr);
+  REQUIRE(found != nullptr);
+  const std::optional<EventRecord> grasp = *found;
   const double phi_contact = 150.0 * std::numbers::pi / 180.0 - 2.0 * std::asin(0.05 / 1.0);
   CHECK(grasp->t == doctest::Approx(swing_time(phi_contact, k)).epsilon(1e-8));
   // Welded on all six directions to a fixed rung: the capture stops the arm.
