@@ -44,25 +44,26 @@ void write_body_velocity(const Body& body, const Mat3& R_WB, const Vec3& v_WCom,
 
 // Per row: its child (or parent) body. Joints' rows come first, in Model::joints order, then the
 // rows of each bilateral contact's held directions (body_b the child).
-std::vector<int> body_of_each_row(const Model& model, bool child) {
+std::vector<int> body_of_each_row(const Model& model, const std::vector<BilateralContact>& switched,
+                                  bool child) {
   std::vector<int> body;
   for (const Joint& joint : model.joints) {
     body.insert(body.end(), joint_row_count(joint), child ? joint.child : joint.parent);
   }
-  for (const BilateralContact& contact : model.bilateral_contacts) {
+  for (const BilateralContact& contact : switched) {
     body.insert(body.end(), contact.direction_count(), child ? contact.body_b : contact.body_a);
   }
   return body;
 }
 
-std::vector<int> first_rows(const Model& model) {
+std::vector<int> first_rows(const Model& model, const std::vector<BilateralContact>& switched) {
   std::vector<int> first;
   int row = 0;
   for (const Joint& joint : model.joints) {
     first.push_back(row);
     row += joint_row_count(joint);
   }
-  for (const BilateralContact& contact : model.bilateral_contacts) {
+  for (const BilateralContact& contact : switched) {
     first.push_back(row);
     row += contact.direction_count();
   }
@@ -123,6 +124,13 @@ std::vector<std::vector<ConstraintSolver::RowBody>> rows_of_each_body(
   return body_rows;
 }
 
+std::vector<BilateralContact> join(const std::vector<BilateralContact>& bilateral,
+                                   std::span<const BilateralContact> sticking) {
+  std::vector<BilateralContact> all = bilateral;
+  all.insert(all.end(), sticking.begin(), sticking.end());
+  return all;
+}
+
 // Largest |row.*member| over the rows; NaN when any is NaN (so that "error <= tolerance" fails).
 double largest_magnitude(const std::vector<ConstraintRow>& rows, double ConstraintRow::*member) {
   double largest = 0.0;
@@ -135,11 +143,12 @@ double largest_magnitude(const std::vector<ConstraintRow>& rows, double Constrai
 
 }  // namespace
 
-ConstraintSolver::ConstraintSolver(const Model& model)
+ConstraintSolver::ConstraintSolver(const Model& model, std::span<const BilateralContact> sticking)
     : model_(model),
-      first_row_(first_rows(model)),
-      row_parent_(body_of_each_row(model, false)),
-      row_child_(body_of_each_row(model, true)),
+      switched_(join(model.bilateral_contacts, sticking)),
+      first_row_(first_rows(model, switched_)),
+      row_parent_(body_of_each_row(model, switched_, false)),
+      row_child_(body_of_each_row(model, switched_, true)),
       row_count_(static_cast<int>(row_parent_.size())),
       rows_(row_parent_.size()),
       body_rows_(rows_of_each_body(model, row_parent_, row_child_)),
@@ -150,8 +159,8 @@ ConstraintSolver::ConstraintSolver(const Model& model)
               choose_storage(model.simulation.constraint_factorization, row_count_)),
       lambda_(Eigen::VectorXd::Zero(row_count_)),
       commands_(model.joints.size()),
-      welds_(model.bilateral_contacts.size()),
-      weld_active_(model.bilateral_contacts.size(), 0) {
+      welds_(switched_.size()),
+      weld_active_(switched_.size(), 0) {
   for_each_lower_term(body_rows_, [&](std::size_t, const RowBody& i, const RowBody& k) {
     assembly_slots_.push_back(matrix_.slot(i.row, k.row));
   });
@@ -160,7 +169,7 @@ ConstraintSolver::ConstraintSolver(const Model& model)
   for (int i = 0; i < row_count_; ++i) diagonal_slots_.push_back(matrix_.slot(i, i));
   // An inactive bilateral row's diagonal: 1/m of one of its free bodies, of the order of the
   // active rows' (A's units are 1/kg), so that the factorisation's scaling does not see it.
-  for (const BilateralContact& contact : model.bilateral_contacts) {
+  for (const BilateralContact& contact : switched_) {
     const Body& free =
         model.bodies[model.bodies[contact.body_b].fixed ? contact.body_a : contact.body_b];
     inert_diagonal_.push_back(1.0 / free.mass);
@@ -175,8 +184,8 @@ void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
                                rows_.data() + row, commands_[j]);
     row += joint_row_count(joint);
   }
-  for (std::size_t c = 0; c < model_.bilateral_contacts.size(); ++c) {
-    const BilateralContact& contact = model_.bilateral_contacts[c];
+  for (std::size_t c = 0; c < switched_.size(); ++c) {
+    const BilateralContact& contact = switched_[c];
     if (weld_active_[c] != 0) {
       evaluate_weld_rows(welds_[c], kinematics[contact.body_a], kinematics[contact.body_b],
                          weld_rows_.data());
@@ -208,7 +217,7 @@ void ConstraintSolver::assemble() {
   for (std::size_t c = 0; c < weld_active_.size(); ++c) {
     if (weld_active_[c] != 0) continue;
     const int first = first_row_[model_.joints.size() + c];
-    const int count = model_.bilateral_contacts[c].direction_count();
+    const int count = switched_[c].direction_count();
     for (int i = first; i < first + count; ++i) values[diagonal_slots_[i]] += inert_diagonal_[c];
   }
 }
@@ -287,7 +296,7 @@ void ConstraintSolver::acceleration_residual(double omega, std::span<const Vec6>
   for (std::size_t c = 0; c < weld_active_.size(); ++c) {
     if (weld_active_[c] != 0) continue;
     const int first = first_row_[model_.joints.size() + c];
-    const int count = model_.bilateral_contacts[c].direction_count();
+    const int count = switched_[c].direction_count();
     for (int i = first; i < first + count; ++i) residual[i] = lambda[i];
   }
 }

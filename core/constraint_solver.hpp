@@ -43,8 +43,10 @@ class ConstraintSolver {
     bool child;  // which side of the row's joint the body is
   };
 
-  // The model must outlive the solver.
-  explicit ConstraintSolver(const Model& model);
+  // The model must outlive the solver. `sticking`: further switched welds after the model's
+  // bilateral contacts, the friction patches of stick-slip friction (core/stick_slip.hpp); they
+  // are numbered on from Model::bilateral_contacts in set_bilateral and first_row.
+  explicit ConstraintSolver(const Model& model, std::span<const BilateralContact> sticking = {});
 
   int row_count() const { return row_count_; }
   ConstraintMatrix::Storage storage() const { return matrix_.storage(); }
@@ -69,10 +71,10 @@ class ConstraintSolver {
   void acceleration_residual(double omega, std::span<const Vec6> nu_dot,
                              std::span<const double> lambda, std::span<double> residual) const;
 
-  // Switches bilateral contact `contact` (Model::bilateral_contacts index) on with this weld frame
-  // (core/joint_constraints.hpp: evaluate_weld_rows; the parent is its body_a), or off (nullptr):
-  // its rows then have zero multipliers. Redundancy may change: call detect_redundancy after the
-  // next evaluate or project.
+  // Switches switched weld `contact` (Model::bilateral_contacts index, then the sticking ones) on
+  // with this weld frame (core/joint_constraints.hpp: evaluate_weld_rows; the parent is its
+  // body_a), or off (nullptr): its rows then have zero multipliers. Redundancy may change: call
+  // detect_redundancy after the next evaluate or project.
   void set_bilateral(int contact, const Joint* weld);
   bool bilateral_active(int contact) const { return weld_active_[contact] != 0; }
   // The first row of joint j (j < joints) or of bilateral contact j - joints.
@@ -115,7 +117,8 @@ class ConstraintSolver {
   void compute_correction(double ConstraintRow::*error);
 
   const Model& model_;
-  std::vector<int> first_row_;   // per joint, then per bilateral contact
+  std::vector<BilateralContact> switched_;  // the model's bilateral contacts, then `sticking`
+  std::vector<int> first_row_;              // per joint, then per bilateral contact
   std::vector<int> row_parent_;  // per row: its parent body (a bilateral contact's body_a)
   std::vector<int> row_child_;   // per row: its child body
   int row_count_ = 0;

@@ -122,8 +122,15 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
 
   // Friction and resistance torques scale with the compressive part of the normal force only.
   const double f_press = std::max(f_n, 0.0);
-  result.friction_W = compute_friction_force(law.friction, f_press, kinematics.v_slip_W, n,
-                                             kinematics.fdir1_W, kinematics.contact_count);
+  if (law.friction.model == FrictionModel::stick_slip && !kinematics.slip_direction_W.isZero()) {
+    result.friction_W =
+        kinematics.sticking
+            ? Vec3::Zero()
+            : Vec3(-law.friction.mu_kinetic * f_press * kinematics.slip_direction_W);
+  } else if (!(law.friction.model == FrictionModel::stick_slip && kinematics.sticking)) {
+    result.friction_W = compute_friction_force(law.friction, f_press, kinematics.v_slip_W, n,
+                                               kinematics.fdir1_W, kinematics.contact_count);
+  }
   result.f_B_W = f_n * n + result.friction_W;
 
   // Rolling resistance opposes the tangential part of the relative rotation, torsional friction

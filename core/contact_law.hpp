@@ -70,6 +70,12 @@ struct ContactKinematics {
   Vec3 w_rel_W = Vec3::Zero();    // w_B - w_A, angular velocity of B's body minus A's, rad/s
   Vec3 fdir1_W = Vec3::Zero();    // unit first friction direction of the pair, zero for none
   int contact_count = 1;          // contact points of the same shape pair (Gazebo counts so)
+  // stick_slip friction (models/multibody_stick_slip.cpp): whether the contact's friction patch
+  // sticks (the law then gives no friction: constraint rows hold the patch), and else the unit
+  // direction its friction opposes, common to the patch's points (compute_kinetic_friction_
+  // direction; zero outside a patch: Coulomb against the point's own slip).
+  bool sticking = false;
+  Vec3 slip_direction_W = Vec3::Zero();
 };
 
 // The contact law's output for one contact, world frame; zero for an observer pair.

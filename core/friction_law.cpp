@@ -32,6 +32,10 @@ double stribeck_coefficient_over_speed(double mu_s, double mu_d, double speed, d
              stribeck_coefficient_over_speed(f.mu_static, f.mu_kinetic, speed,
                                              f.stiction_tolerance);
     }
+    case FrictionModel::stick_slip:
+      // Outside a friction patch (compute_kinetic_friction_force has the patch's direction):
+      // Coulomb against the slip, zero at zero slip.
+      return speed > 0.0 ? mu * normal_force / speed : 0.0;
     case FrictionModel::none:
     case FrictionModel::slip_compliance:
       return 0.0;
@@ -112,6 +116,17 @@ Vec3 compute_friction_force(const FrictionParameters& friction, double normal_fo
          velocity_factor(friction, friction.mu_second(), normal_force, std::abs(v2)) * v2 * t2;
 }
 
+Vec3 compute_kinetic_friction_direction(const Vec3& v_slip_W, const Vec3& slip_direction_W) {
+  // Along d the slip counts from zero up only: the patch's crossing function stops the slide where
+  // v . d reaches zero, and a slip slightly past it (inside a step, or a difference quotient's
+  // perturbation) must not turn the force around.
+  const double along = v_slip_W.dot(slip_direction_W);
+  const Vec3 direction =
+      v_slip_W + (std::max(-along, 0.0) + kSlipDirectionSpeed) * slip_direction_W;
+  const double speed = direction.norm();
+  return speed > 0.0 ? Vec3(direction / speed) : Vec3::Zero();
+}
+
 std::string_view to_string(FrictionModel model) {
   switch (model) {
     case FrictionModel::none:
@@ -122,6 +137,8 @@ std::string_view to_string(FrictionModel model) {
       return "stribeck";
     case FrictionModel::slip_compliance:
       return "slip_compliance";
+    case FrictionModel::stick_slip:
+      return "stick_slip";
   }
   return "?";
 }

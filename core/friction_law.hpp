@@ -11,14 +11,16 @@ namespace hybridsim {
 
 // none: no tangential force. regularized_coulomb: mu f_n against the slip, regularised below
 // v_small. stribeck: Drake's mu(|v|) from mu_s to mu_d (stribeck_coefficient). slip_compliance:
-// f = -v / c per direction (c the slip compliance), saturated at mu f_n.
-enum class FrictionModel { none, regularized_coulomb, stribeck, slip_compliance };
+// f = -v / c per direction (c the slip compliance), saturated at mu f_n. stick_slip: unregularised
+// Coulomb, mu_k f_n against the slip, while a contact slides; a contact that sticks is held by
+// constraint rows instead (core/stick_slip.hpp), with mu_s f_n its static limit.
+enum class FrictionModel { none, regularized_coulomb, stribeck, slip_compliance, stick_slip };
 
 // The friction law of a contact-material pair and its coefficients (dimensionless unless given).
 struct FrictionParameters {
   FrictionModel model = FrictionModel::regularized_coulomb;
   double mu_kinetic = 0.0;  // kinetic coefficient (mu_d of stribeck); direction t1 of the pyramid
-  double mu_static = 0.0;   // stribeck mu_s
+  double mu_static = 0.0;   // stribeck and stick_slip mu_s
   // Coefficient of the pyramid's direction t2, read through mu_second(): regularized_coulomb and
   // slip_compliance use it as is, stribeck scales mu_s and mu_d by mu2 / mu_kinetic. < 0: same
   // as mu_kinetic.
@@ -52,6 +54,15 @@ void compute_friction_directions(const Vec3& n_W, const Vec3& fdir1_W, Vec3& t1_
 Vec3 compute_friction_force(const FrictionParameters& friction, double normal_force,
                             const Vec3& v_slip_W, const Vec3& n_W, const Vec3& fdir1_W,
                             int contact_count = 1);
+
+// The direction a sliding stick_slip patch's friction opposes (unit): that of
+// v_slip + (max(-v_slip . d, 0) + eps) d, with v_slip the patch's slip (m/s, tangential), d (unit,
+// tangential) its slip direction at the last event and eps = kSlipDirectionSpeed. At zero slip
+// (right after a break-away) it is d, and it never turns against d before the patch's event
+// stops the slide; above 1 mm/s it differs from the slip's direction by less than 1e-6 rad.
+// The force of each point is then exactly -mu_k f_n times it.
+inline constexpr double kSlipDirectionSpeed = 1e-9;  // m/s
+Vec3 compute_kinetic_friction_direction(const Vec3& v_slip_W, const Vec3& slip_direction_W);
 
 // reg(v, vs) of Modia3D: v for v >= vs, else v^2/vs (1 - v/(3 vs)) + vs/3; C1 and positive.
 // Inline: every contact law divides by it, and a call costs about as much as the division.

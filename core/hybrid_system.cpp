@@ -16,6 +16,10 @@ std::string_view to_string(EventRecord::Kind kind) {
       return "bilateral_on";
     case EventRecord::Kind::bilateral_off:
       return "bilateral_off";
+    case EventRecord::Kind::stick:
+      return "stick";
+    case EventRecord::Kind::slip:
+      return "slip";
   }
   return "?";
 }

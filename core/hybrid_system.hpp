@@ -25,14 +25,17 @@ struct EventRecord {
   // input breakpoint or a host change of an input (see description). guard_stop: the Zeno guard
   // stopped the run. bilateral_on, bilateral_off: a bilateral contact was switched
   // (core/bilateral_contact.hpp); `bilateral` names it, pair_a and pair_b its bodies, point_W is
-  // its anchor and normal_W its frame's z axis (on only), description says why.
+  // its anchor and normal_W its frame's z axis (on only), description says why. stick, slip: a
+  // friction patch of stick-slip friction started to stick or to slide (see below).
   enum class Kind {
     contact_start,
     contact_end,
     time_event,
     guard_stop,
     bilateral_on,
-    bilateral_off
+    bilateral_off,
+    stick,
+    slip
   };
   double t = 0.0;  // s, time of the event
   Kind kind = Kind::contact_start;
@@ -55,6 +58,11 @@ struct EventRecord {
   double d_res = kNaN;                // s/m, or N s/m for the linear law
   std::string description;            // time events, guard stops and bilateral switches
   std::string bilateral;              // bilateral_on and bilateral_off: the contact's name
+  // stick and slip (stick-slip friction, a friction patch of two bodies: pair_a the parent,
+  // pair_b the child, point_W its mean contact point, normal_W its normal): the tangential force
+  // that holds it (stick: after the switch; slip: before) and its normal force, N.
+  double tangential_force = kNaN;
+  double normal_force = kNaN;
 };
 
 // The kind's name as in the events JSONL ("contact_start", ...).

@@ -73,6 +73,9 @@ void HybridLoop::report_event(EventInstant instant) {
         record.kind == EventRecord::Kind::bilateral_off) {
       ++result_.bilateral_switches;
     }
+    if (record.kind == EventRecord::Kind::stick || record.kind == EventRecord::Kind::slip) {
+      ++result_.stick_slip_switches;
+    }
   }
   if (instant.kind == EventInstantKind::state_event) ++result_.state_events;
   if (instant.kind == EventInstantKind::time_event) ++result_.time_events;

@@ -24,7 +24,7 @@ struct RunCounter {
   }
 };
 
-inline constexpr std::array<RunCounter, 13> kRunCounters = {{
+inline constexpr std::array<RunCounter, 14> kRunCounters = {{
     {"steps", "integrator steps", &IntegratorStats::steps, nullptr},
     {"rhs_evals", "right-hand-side evaluations, including those for Jacobians",
      &IntegratorStats::rhs_evals, nullptr},
@@ -43,6 +43,8 @@ inline constexpr std::array<RunCounter, 13> kRunCounters = {{
     {"contact_ends", "contact_end records", nullptr, &SimulationResult::contact_ends},
     {"bilateral_switches", "bilateral_on and bilateral_off records", nullptr,
      &SimulationResult::bilateral_switches},
+    {"stick_slip_switches", "stick and slip records", nullptr,
+     &SimulationResult::stick_slip_switches},
     {"restarts", "integrator re-initialisations", nullptr, &SimulationResult::restarts},
 }};
 

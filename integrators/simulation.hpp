@@ -69,11 +69,12 @@ struct SimulationResult {
   long state_events = 0;  // instants at which a crossing function triggered
   long time_events =
       0;  // input breakpoints, host input changes, bilateral switches by time or host
-  long contact_starts = 0;      // contact_start records over all events
-  long contact_ends = 0;        // contact_end records over all events
-  long bilateral_switches = 0;  // bilateral_on and bilateral_off records over all events
-  long restarts = 0;            // integrator re-initialisations
-  long rhs_calls = 0;           // the system's own count of right-hand-side evaluations
+  long contact_starts = 0;       // contact_start records over all events
+  long contact_ends = 0;         // contact_end records over all events
+  long bilateral_switches = 0;   // bilateral_on and bilateral_off records over all events
+  long stick_slip_switches = 0;  // stick and slip records over all events
+  long restarts = 0;             // integrator re-initialisations
+  long rhs_calls = 0;            // the system's own count of right-hand-side evaluations
 };
 
 // Called by a simulation as it goes. The state vector follows the system's layout; for scenes, 13

@@ -67,9 +67,10 @@ FrictionParameters read_friction(MapReader& parent) {
   MapReader reader(parent.get("friction"), parent.path_of("friction"), parent.source());
   const std::string model =
       reader.choice("model", "regularized_coulomb",
-                    {"regularized_coulomb", "stribeck", "slip_compliance", "none"});
-  for (FrictionModel candidate : {FrictionModel::none, FrictionModel::regularized_coulomb,
-                                  FrictionModel::stribeck, FrictionModel::slip_compliance}) {
+                    {"regularized_coulomb", "stribeck", "slip_compliance", "stick_slip", "none"});
+  for (FrictionModel candidate :
+       {FrictionModel::none, FrictionModel::regularized_coulomb, FrictionModel::stribeck,
+        FrictionModel::slip_compliance, FrictionModel::stick_slip}) {
     if (to_string(candidate) == model) friction.model = candidate;
   }
   friction.mu_kinetic = reader.non_negative("mu_kinetic", 0.0);
@@ -77,7 +78,9 @@ FrictionParameters read_friction(MapReader& parent) {
   friction.v_small = reader.positive("v_small", 0.01);
   friction.stiction_tolerance = reader.positive("stiction_tolerance", 1e-4);
   friction.mu_static = reader.non_negative("mu_static", friction.mu_kinetic);
-  if (friction.model == FrictionModel::stribeck && friction.mu_static < friction.mu_kinetic) {
+  const bool static_coefficient =
+      friction.model == FrictionModel::stribeck || friction.model == FrictionModel::stick_slip;
+  if (static_coefficient && friction.mu_static < friction.mu_kinetic) {
     reader.fail("mu_static", fmt::format("must not be below mu_kinetic = {}", friction.mu_kinetic));
   }
   if (friction.model == FrictionModel::slip_compliance) {
@@ -96,6 +99,22 @@ FrictionParameters read_friction(MapReader& parent) {
     }
   } else if (reader.has("slip_compliance")) {
     reader.fail("slip_compliance", "belongs to model: slip_compliance");
+  }
+  if (friction.model == FrictionModel::stick_slip) {
+    // A stick-slip contact is isotropic (one coefficient pair) and sticks by translation only.
+    if (friction.mu2 >= 0.0) reader.fail("mu2", "model stick_slip is isotropic (no mu2)");
+    if (!reader.boolean("cone", true)) reader.fail("cone", "model stick_slip is a cone");
+    for (const char* key : {"torsional_stick", "rolling_stick"}) {
+      if (reader.boolean(key, false)) {
+        reader.fail(key,
+                    "is not supported yet: a sticking contact holds translation only "
+                    "(docs/physics.md, \"True stiction\")");
+      }
+    }
+  } else {
+    for (const char* key : {"torsional_stick", "rolling_stick"}) {
+      if (reader.has(key)) reader.fail(key, "belongs to model: stick_slip");
+    }
   }
   friction.cone = reader.boolean("cone", true);
   friction.scale_by_contact_count = reader.boolean("scale_by_contact_count", false);

@@ -13,7 +13,8 @@ namespace hybridsim {
 MultibodySystem::MultibodySystem(const Model& model)
     : model_(model),
       contacts_(model),
-      constraints_(model),
+      patches_(find_friction_patches(model)),
+      constraints_(model, patch_rows(patches_)),
       jointed_(model.bodies.size(), 0),
       kinematics_(model.bodies.size()),
       X_WS_(model.shapes.size()),
@@ -60,6 +61,15 @@ MultibodySystem::MultibodySystem(const Model& model)
     jointed_[contact.body_a] = model.bodies[contact.body_a].fixed ? 0 : 1;
     jointed_[contact.body_b] = model.bodies[contact.body_b].fixed ? 0 : 1;
   }
+  // So do a friction patch's.
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    for (int body : {patches_[p].parent, patches_[p].child}) {
+      jointed_[body] = model.bodies[body].fixed ? 0 : 1;
+    }
+    patch_index_.push_back({{patches_[p].parent, patches_[p].child}, static_cast<int>(p)});
+  }
+  patch_forces_.resize(patches_.size());
+  std::sort(patch_index_.begin(), patch_index_.end());
 }
 
 void MultibodySystem::initial_state(VectorRef x0) const {
@@ -134,6 +144,7 @@ void MultibodySystem::apply_joint_efforts(double t) {
 }
 
 void MultibodySystem::apply_contact_forces(ContactResult* results) {
+  if (!patches_.empty()) reset_patch_sums();
   std::size_t k = 0;
   for (const auto& [id, pair] : contacts_.contacts()) {
     const ContactTerms terms =
@@ -173,7 +184,27 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
   } else if (!shape_b.fdir1_B.isZero()) {
     contact.fdir1_W = body_b.X_WB.rotation * shape_b.fdir1_B;
   }
+  // A stick-slip contact's patch: sticking (no friction from the law), else its slip direction.
+  FrictionPatch* patch = nullptr;
+  double patch_sign = 1.0;
+  if (pair.law.friction.model == FrictionModel::stick_slip) {
+    const auto [p, sign] = patch_of_contact(pair);
+    if (p >= 0) {
+      patch = &patches_[p];
+      patch_sign = sign;
+      contact.sticking = patch->mode == FrictionPatch::Mode::sticking;
+      contact.slip_direction_W = sign * patch->friction_direction_W;
+    }
+  }
   const ContactForce force = compute_contact_force(pair.law, pair.damping, contact);
+  if (patch != nullptr) {
+    const double f_press = std::max(force.normal_force, 0.0);
+    ++patch->points;
+    patch->normal_force += f_press;
+    patch->static_limit += pair.law.friction.mu_static * f_press;
+    patch->point_sum_W += p_WC;
+    patch->normal_sum_W += patch_sign * n;
+  }
 
   if (result != nullptr) {
     fill_contact_result(*result, pair, id, geometry, contact, force, p_WC);
@@ -308,9 +339,10 @@ void MultibodySystem::compute_residual(double t, ConstVectorRef y, ConstVectorRe
                                      {residual.data() + n, static_cast<std::size_t>(m)});
 }
 
-void MultibodySystem::compute_crossings(double /*t*/, ConstVectorRef x, VectorRef z) {
+void MultibodySystem::compute_crossings(double t, ConstVectorRef x, VectorRef z) {
   update_kinematics(x.data());
   contacts_.compute_crossings(X_WS_, z[0], z[1]);
+  if (!patches_.empty()) compute_friction_crossings(t, x.data(), z[2], z[3]);
 }
 
 EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossing, VectorRef x) {
@@ -339,9 +371,14 @@ EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
     bilateral_requests_[c] = -1;
     constraints_.set_bilateral(static_cast<int>(c), nullptr);
   }
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    patches_[p].mode = FrictionPatch::Mode::apart;
+    set_patch_weld(static_cast<int>(p), false, {});
+  }
   EventOutcome outcome = rebuild_contacts(t0, "", x);  // projects x onto the joints first
   constraints_.detect_redundancy();
   apply_bilateral_rules(t0, x, BilateralInstant::start, outcome);
+  update_friction_patches(t0, x, outcome);
   return outcome;
 }
 
@@ -355,6 +392,17 @@ std::vector<double> MultibodySystem::discrete_state() const {
       discrete.insert(discrete.end(), v->data(), v->data() + 3);
     }
   }
+  // Then per friction patch its mode, slip direction and weld frame.
+  for (const FrictionPatch& patch : patches_) {
+    discrete.push_back(static_cast<double>(patch.mode));
+    for (const Vec3* v : {&patch.slip_direction_P, &patch.anchor_C, &patch.normal_P}) {
+      discrete.insert(discrete.end(), v->data(), v->data() + 3);
+    }
+    const Joint& w = patch.weld;
+    for (const Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
+      discrete.insert(discrete.end(), v->data(), v->data() + 3);
+    }
+  }
   return discrete;
 }
 
@@ -363,11 +411,14 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
   // x is a state the run had after an event (unit quaternions, on the joints): taken as it is.
   contacts_.reset();
   update_kinematics(x.data());
+  const std::size_t patch_numbers = kPatchDiscreteSize * patches_.size();
   const std::size_t bilateral_numbers = kBilateralDiscreteSize * welds_.size();
-  if (discrete.size() < bilateral_numbers) {
-    throw InputError("checkpoint: its discrete state is shorter than the bilateral contacts need");
+  if (discrete.size() < bilateral_numbers + patch_numbers) {
+    throw InputError(
+        "checkpoint: its discrete state is shorter than the bilateral contacts and friction "
+        "patches need");
   }
-  const std::size_t contact_numbers = discrete.size() - bilateral_numbers;
+  const std::size_t contact_numbers = discrete.size() - bilateral_numbers - patch_numbers;
   contacts_.restore(discrete.first(contact_numbers), X_WS_);
   for (std::size_t c = 0; c < welds_.size(); ++c) {
     const double* d = discrete.data() + contact_numbers + kBilateralDiscreteSize * c;
@@ -398,6 +449,34 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
     bilateral_requests_[c] = -1;
     constraints_.set_bilateral(static_cast<int>(c), bilateral_on_[c] != 0 ? &w : nullptr);
   }
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    const double* d = discrete.data() + discrete.size() - patch_numbers + kPatchDiscreteSize * p;
+    FrictionPatch& patch = patches_[p];
+    for (std::size_t i = 0; i < kPatchDiscreteSize; ++i) {
+      if (!std::isfinite(d[i])) {
+        throw InputError(fmt::format("checkpoint: friction patch {} has a non-finite number", p));
+      }
+    }
+    if (d[0] != 0.0 && d[0] != 1.0 && d[0] != 2.0) {
+      throw InputError(fmt::format("checkpoint: friction patch {} has mode {}", p, d[0]));
+    }
+    patch.mode = static_cast<FrictionPatch::Mode>(static_cast<int>(d[0]));
+    patch.slip_direction_P = Vec3(d[1], d[2], d[3]);
+    patch.anchor_C = Vec3(d[4], d[5], d[6]);
+    patch.normal_P = Vec3(d[7], d[8], d[9]);
+    Joint& w = patch.weld;
+    w.type = JointType::fixed;
+    w.parent = patch.parent;
+    w.child = patch.child;
+    int k = 10;
+    for (Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
+      *v = Vec3(d[k], d[k + 1], d[k + 2]);
+      k += 3;
+    }
+    const int slot = static_cast<int>(model_.bilateral_contacts.size() + p);
+    const bool sticking = patch.mode == FrictionPatch::Mode::sticking;
+    constraints_.set_bilateral(slot, sticking ? &w : nullptr);
+  }
   constraints_.evaluate(kinematics_);
   constraints_.detect_redundancy();
   return {};
@@ -412,6 +491,7 @@ EventOutcome MultibodySystem::handle_state_event(double t, VectorRef x,
   }
   EventOutcome outcome = rebuild_contacts(t, crossing, x);
   apply_bilateral_rules(t, x, BilateralInstant::state_event, outcome);
+  update_friction_patches(t, x, outcome, roots_found.size() > 2 && roots_found[2] != 0);
   return outcome;
 }
 
@@ -463,6 +543,7 @@ EventOutcome MultibodySystem::handle_time_event(double t, VectorRef x) {
   outcome.state_changed = contacts.state_changed;
   outcome.records.insert(outcome.records.end(), contacts.records.begin(), contacts.records.end());
   apply_bilateral_rules(t, x, BilateralInstant::time_event, outcome);
+  update_friction_patches(t, x, outcome);
   return outcome;
 }
 

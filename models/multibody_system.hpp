@@ -46,8 +46,14 @@ class MultibodySystem final : public HybridSystem {
   int algebraic_size() const override { return constraints_.row_count(); }
   void guess_algebraic(double t, ConstVectorRef x, VectorRef lambda) override;
   void compute_residual(double t, ConstVectorRef y, ConstVectorRef yp, VectorRef residual) override;
-  int crossing_count() const override { return 2; }
-  std::vector<int> crossing_directions() const override { return {+1, -1}; }
+  // z1, z2 of the contact set; with stick-slip friction also z3 (rising: a sticking patch's
+  // tangential force reaches its static limit) and z4 (falling: a sliding patch's slip along its
+  // direction at the last event reaches zero).
+  int crossing_count() const override { return patches_.empty() ? 2 : 4; }
+  std::vector<int> crossing_directions() const override {
+    if (patches_.empty()) return {+1, -1};
+    return {+1, -1, +1, -1};
+  }
   void compute_crossings(double t, ConstVectorRef x, VectorRef z) override;
   EventOutcome handle_state_event(double t, VectorRef x, std::span<const int> roots_found) override;
   double next_time_event(double t) const override;
@@ -144,6 +150,50 @@ class MultibodySystem final : public HybridSystem {
   void compute_constraint_wrenches(double t, ConstVectorRef x,
                                    std::span<ConstraintWrench> wrenches);
 
+  // Friction patches of stick_slip friction (models/multibody_stick_slip.cpp): one per pair of
+  // bodies that a stick_slip contact material can join. All its contact points stick or slide
+  // together: while it sticks, two constraint rows hold its anchor (the mean of its points at the
+  // stick instant) in the tangent plane; while it slides, each point takes the kinetic force
+  // against its slip.
+  struct FrictionPatch {
+    enum class Mode : char { apart, sliding, sticking };
+    int parent = -1;  // the lower body index
+    int child = -1;
+    Mode mode = Mode::apart;
+    Vec3 slip_direction_P = Vec3::Zero();  // unit, tangential, parent's body frame (sliding)
+    // Sliding: the mean contact point at the last event, a point of the child (child's frame),
+    // and the normal then (parent's frame); the slip there gives the friction's direction.
+    Vec3 anchor_C = Vec3::Zero();
+    Vec3 normal_P = Vec3::UnitZ();
+    Vec3 friction_direction_W = Vec3::Zero();  // this evaluation's, compute_kinetic_friction_...
+    Joint weld;                                // its frame while sticking (tangents x, y; normal z)
+    // Sums over its contact points at the last force evaluation.
+    int points = 0;
+    double normal_force = 0.0;  // N, compressive parts
+    double static_limit = 0.0;  // N, mu_s f_n summed
+    Vec3 point_sum_W = Vec3::Zero();
+    Vec3 normal_sum_W = Vec3::Zero();  // normals oriented from parent to child
+  };
+  std::span<const FrictionPatch> friction_patches() const { return patches_; }
+  // The tangential force that holds a sticking patch's child at x (N, world, from the parent), and
+  // its static limit sum mu_s f_n (N); zero for a patch that does not stick.
+  struct PatchForce {
+    Vec3 tangential_W = Vec3::Zero();
+    double normal_force = 0.0;
+    double static_limit = 0.0;
+  };
+  std::vector<PatchForce> compute_patch_forces(double t, ConstVectorRef x);
+  // A break-away needs |f_t| > (1 + kStaticLimitMargin) sum mu_s f_n: the margin is the accuracy
+  // of the constraint multipliers (iterative refinement leaves about 1e-14 relative), so that a
+  // load exactly at the limit (Gazebo's mu = 1 box on a 45 degree slope) holds.
+  static constexpr double kStaticLimitMargin = 1e-11;
+  // A sliding patch whose slip at an event is below this (m/s) is tested for sticking: the root
+  // of z4 locates zero slip to 1e-14 s relative, about 1e-12 m/s at 100 m/s^2.
+  static constexpr double kStickSpeed = 1e-9;
+  // More candidate patches than this are refused (each takes two constraint rows, inert while
+  // it does not stick, in every evaluation).
+  static constexpr std::size_t kMaxFrictionPatches = 500;
+
   // Contact kinematics for controllers (core/contact_jacobian.hpp): nv = 6 per free body.
   int velocity_size() const { return 6 * static_cast<int>(free_bodies_.size()); }
   // The column of a free body's first velocity in v (-1 for a fixed body).
@@ -230,12 +280,46 @@ class MultibodySystem final : public HybridSystem {
   void apply_bilateral_rules(double t, VectorRef x, BilateralInstant instant,
                              EventOutcome& outcome);
   bool bilateral_rule_armed(int contact, double t) const;
+  // Stick-slip friction (models/multibody_stick_slip.cpp).
+  static std::vector<FrictionPatch> find_friction_patches(const Model& model);
+  static std::vector<BilateralContact> patch_rows(std::span<const FrictionPatch> patches);
+  int patch_of(int body_a, int body_b) const;  // -1: none
+  // The patch (or -1) and its sign (+1: shape_a's body is its parent) of a stick_slip contact.
+  std::pair<int, double> patch_of_contact(const ContactPair& pair) const;
+  // Before the contact forces: zero sums, and each sliding patch's friction direction.
+  void reset_patch_sums();
+  // A sliding patch's slip (child at its anchor relative to the parent, tangential, m/s).
+  Vec3 sliding_patch_slip(const FrictionPatch& patch) const;
+  // The patch's mean point and unit normal (parent to child) and the tangential slip of its child
+  // at the mean point (m/s), from the sums of the last force evaluation.
+  struct PatchKinematics {
+    Vec3 point_W = Vec3::Zero();
+    Vec3 normal_W = Vec3::UnitZ();
+    Vec3 slip_W = Vec3::Zero();
+  };
+  PatchKinematics patch_kinematics(const FrictionPatch& patch) const;
+  // Multipliers with the welds as they are: every sticking patch's holding force.
+  void solve_patch_forces(double t, const double* x, std::span<PatchForce> forces);
+  void set_patch_weld(int patch, bool on, const PatchKinematics& at);
+  void set_slide_anchor(FrictionPatch& patch, const PatchKinematics& at) const;
+  void compute_friction_crossings(double t, const double* x, double& z_slip, double& z_stick);
+  // At every restart: patches whose contacts ended come apart; new and stopped ones stick if the
+  // force that holds them is inside the static cone; sticking ones whose force is not slide.
+  // break_away_root: z3 triggered this event.
+  void update_friction_patches(double t, VectorRef x, EventOutcome& outcome,
+                               bool break_away_root = false);
+  EventRecord patch_record(int patch, bool stick, double t, const PatchForce& force,
+                           const PatchKinematics& at) const;
+  static constexpr std::size_t kPatchDiscreteSize = 31;  // mode, 3 vectors, weld's 7
 
   const Model& model_;
   ContactHandler contacts_;
   double smallest_shape_thickness_ = kInfinity;  // m, of the collision shapes
 
   std::vector<int> free_bodies_;  // indices of the bodies with states
+  std::vector<FrictionPatch> patches_;
+  std::vector<std::pair<std::pair<int, int>, int>> patch_index_;  // sorted (parent, child) -> patch
+  std::vector<PatchForce> patch_forces_;  // per patch: workspace of the crossing functions
   ConstraintSolver constraints_;
   std::vector<char> jointed_;  // per body: a free body with a joint (constrained accelerations)
 

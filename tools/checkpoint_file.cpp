@@ -169,8 +169,10 @@ CheckpointFile read_checkpoint_file(const std::string& path, const Model& model)
   const nlohmann::json& counters = read.at(json, "counters");
   SimulationResult& r = c.counters;
   for (const RunCounter& counter : kRunCounters) {
-    // Checkpoints written before bilateral contacts existed have no bilateral_switches.
-    if (std::string_view(counter.name) == "bilateral_switches" &&
+    // Checkpoints written before bilateral contacts (stick-slip friction) existed have no
+    // bilateral_switches (stick_slip_switches).
+    const std::string_view name = counter.name;
+    if ((name == "bilateral_switches" || name == "stick_slip_switches") &&
         !counters.contains(counter.name)) {
       continue;
     }

@@ -61,6 +61,13 @@ nlohmann::json event_record_json(const EventRecord& record) {
       line["normal"] = to_json(record.normal_W);
     }
   }
+  if (record.kind == EventRecord::Kind::stick || record.kind == EventRecord::Kind::slip) {
+    line["bodies"] = {record.pair_a, record.pair_b};
+    line["point"] = to_json(record.point_W);
+    line["normal"] = to_json(record.normal_W);
+    line["tangential_force"] = record.tangential_force;
+    line["normal_force"] = record.normal_force;
+  }
   if (!record.description.empty()) line["description"] = record.description;
   return line;
 }

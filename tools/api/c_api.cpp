@@ -170,6 +170,10 @@ hybridsim_event_kind event_kind(hybridsim::EventRecord::Kind kind) {
       return HYBRIDSIM_EVENT_BILATERAL_ON;
     case hybridsim::EventRecord::Kind::bilateral_off:
       return HYBRIDSIM_EVENT_BILATERAL_OFF;
+    case hybridsim::EventRecord::Kind::stick:
+      return HYBRIDSIM_EVENT_STICK;
+    case hybridsim::EventRecord::Kind::slip:
+      return HYBRIDSIM_EVENT_SLIP;
     case hybridsim::EventRecord::Kind::guard_stop:
       break;
   }
@@ -447,6 +451,7 @@ hybridsim_status hybridsim_get_statistics(const hybridsim_simulator* sim,
       out.t = simulator.time();
       out.simulation_status = static_cast<hybridsim_simulation_status>(simulator.status());
       out.bilateral_switches = r.bilateral_switches;
+      out.stick_slip_switches = r.stick_slip_switches;
     });
     return HYBRIDSIM_OK;
   });

@@ -92,6 +92,7 @@ typedef struct hybridsim_statistics {
   double t;                  /* the simulator's time, s */
   hybridsim_simulation_status simulation_status; /* how the run stands */
   int64_t bilateral_switches;                    /* bilateral_on and bilateral_off records */
+  int64_t stick_slip_switches;                   /* stick and slip records */
 } hybridsim_statistics;
 
 /* Kind of an event record. */
@@ -102,7 +103,10 @@ typedef enum hybridsim_event_kind {
   HYBRIDSIM_EVENT_GUARD_STOP = 3,    /* the Zeno guard stopped the run */
   HYBRIDSIM_EVENT_BILATERAL_ON = 4,  /* a bilateral contact was switched on (shape_a, shape_b:
                                         its two bodies; point: its anchor; normal: its z axis) */
-  HYBRIDSIM_EVENT_BILATERAL_OFF = 5  /* a bilateral contact was switched off */
+  HYBRIDSIM_EVENT_BILATERAL_OFF = 5, /* a bilateral contact was switched off */
+  HYBRIDSIM_EVENT_STICK = 6,         /* a friction patch started to stick (shape_a, shape_b: its
+                                        two bodies; point, normal: its mean point and normal) */
+  HYBRIDSIM_EVENT_SLIP = 7           /* a friction patch started to slide */
 } hybridsim_event_kind;
 
 /* One event record (docs/outputs.md, events JSONL). Strings point into the simulator and stay

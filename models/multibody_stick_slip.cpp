@@ -1,0 +1,325 @@
+// MultibodySystem's stick-slip friction (models/multibody_system.hpp: FrictionPatch). Stick and
+// slip are discrete states like the contact set (design.md §4b): they change only at restarts,
+// each switch is a logged event, and a sticking patch is held by two constraint rows of the joint
+// machinery (core/joint_constraints.hpp: evaluate_weld_rows), with Baumgarte stabilisation on the
+// ODE solvers and as algebraic rows on IDA.
+//
+// Why one patch per pair of bodies and not per contact point: a rigid body touching at several
+// points (a box on its four corners) has a statically indeterminate split of the tangential load
+// among them. Only the total is determined, so the static cone is checked on the total,
+// |f_t| <= sum_i mu_s f_n,i, which is Coulomb's law for the whole flat contact; per-point rows
+// would take an arbitrary split from the solver's regularisation and break away corner by
+// corner at loads that depend on it.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "core/friction_law.hpp"
+#include "models/multibody_system.hpp"
+
+namespace hybridsim {
+namespace {
+
+// Force on the child of a weld's first two rows (the tangent plane), from their multipliers.
+Vec3 tangential_force(const ConstraintSolver& solver, int first_row) {
+  return solver.wrench_on_child(first_row, 2).head<3>();
+}
+
+}  // namespace
+
+std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patches(
+    const Model& model) {
+  const bool any = std::any_of(
+      model.contact_materials.begin(), model.contact_materials.end(),
+      [](const ContactMaterial& cm) { return cm.friction.model == FrictionModel::stick_slip; });
+  if (!any) return {};
+  std::vector<std::pair<int, int>> bodies;
+  const int shapes = static_cast<int>(model.shapes.size());
+  for (int a = 0; a < shapes; ++a) {
+    for (int b = a + 1; b < shapes; ++b) {
+      if (!model.may_collide(a, b)) continue;
+      if (resolve_contact_law(model, a, b).friction.model != FrictionModel::stick_slip) continue;
+      const int body_a = model.shapes[a].body;
+      const int body_b = model.shapes[b].body;
+      for (int body : {body_a, body_b}) {
+        if (model.bodies[body].prescribed) {
+          throw NotSupportedError(fmt::format(
+              "contact materials: stick_slip friction between {} and {}: a prescribed body cannot "
+              "stick (its motion is given, and sticking is a constraint); give the pair another "
+              "friction model",
+              model.shape_label(a), model.shape_label(b)));
+        }
+      }
+      bodies.emplace_back(std::min(body_a, body_b), std::max(body_a, body_b));
+    }
+  }
+  std::sort(bodies.begin(), bodies.end());
+  bodies.erase(std::unique(bodies.begin(), bodies.end()), bodies.end());
+  if (bodies.size() > kMaxFrictionPatches) {
+    throw InputError(fmt::format(
+        "contact materials: stick_slip friction can join {} pairs of bodies; at most {} are "
+        "supported (each takes constraint rows in every evaluation)",
+        bodies.size(), kMaxFrictionPatches));
+  }
+  std::vector<FrictionPatch> patches(bodies.size());
+  for (std::size_t p = 0; p < bodies.size(); ++p) {
+    patches[p].parent = bodies[p].first;
+    patches[p].child = bodies[p].second;
+  }
+  return patches;
+}
+
+std::vector<BilateralContact> MultibodySystem::patch_rows(std::span<const FrictionPatch> patches) {
+  std::vector<BilateralContact> rows(patches.size());
+  for (std::size_t p = 0; p < patches.size(); ++p) {
+    rows[p].name = fmt::format("stick {}", p);
+    rows[p].body_a = patches[p].parent;
+    rows[p].body_b = patches[p].child;
+    rows[p].directions = {true, true, false, false, false, false};  // the tangent plane
+  }
+  return rows;
+}
+
+int MultibodySystem::patch_of(int body_a, int body_b) const {
+  const std::pair<int, int> key{std::min(body_a, body_b), std::max(body_a, body_b)};
+  const auto it =
+      std::lower_bound(patch_index_.begin(), patch_index_.end(), key,
+                       [](const auto& entry, const auto& k) { return entry.first < k; });
+  return it != patch_index_.end() && it->first == key ? it->second : -1;
+}
+
+std::pair<int, double> MultibodySystem::patch_of_contact(const ContactPair& pair) const {
+  const int body_a = model_.shapes[pair.shape_a].body;
+  const int body_b = model_.shapes[pair.shape_b].body;
+  const int p = patch_of(body_a, body_b);
+  if (p < 0) return {-1, 1.0};
+  return {p, patches_[p].parent == body_a ? 1.0 : -1.0};
+}
+
+void MultibodySystem::reset_patch_sums() {
+  for (FrictionPatch& patch : patches_) {
+    patch.points = 0;
+    patch.normal_force = 0.0;
+    patch.static_limit = 0.0;
+    patch.point_sum_W.setZero();
+    patch.normal_sum_W.setZero();
+    patch.friction_direction_W.setZero();
+    if (patch.mode != FrictionPatch::Mode::sliding) continue;
+    const Vec3 d_W = kinematics_[patch.parent].X_WB.rotation * patch.slip_direction_P;
+    patch.friction_direction_W = compute_kinetic_friction_direction(sliding_patch_slip(patch), d_W);
+  }
+}
+
+Vec3 MultibodySystem::sliding_patch_slip(const FrictionPatch& patch) const {
+  const BodyKinematics& P = kinematics_[patch.parent];
+  const BodyKinematics& C = kinematics_[patch.child];
+  const Vec3 p_W = C.X_WB.rotation * patch.anchor_C + C.X_WB.translation;
+  const Vec3 n_W = P.X_WB.rotation * patch.normal_P;
+  const Vec3 v_rel = velocity_of_point(C, p_W) - velocity_of_point(P, p_W);
+  return v_rel - v_rel.dot(n_W) * n_W;
+}
+
+MultibodySystem::PatchKinematics MultibodySystem::patch_kinematics(
+    const FrictionPatch& patch) const {
+  PatchKinematics at;
+  if (patch.points == 0) return at;
+  at.point_W = patch.point_sum_W / patch.points;
+  const double length = patch.normal_sum_W.norm();
+  if (length > 0.0) at.normal_W = patch.normal_sum_W / length;
+  const Vec3 v_rel = velocity_of_point(kinematics_[patch.child], at.point_W) -
+                     velocity_of_point(kinematics_[patch.parent], at.point_W);
+  at.slip_W = v_rel - v_rel.dot(at.normal_W) * at.normal_W;
+  return at;
+}
+
+void MultibodySystem::solve_patch_forces(double t, const double* x, std::span<PatchForce> forces) {
+  compute_wrenches(t, x);  // also the patches' sums
+  evaluate_constraints();
+  constraints_.solve_accelerations(model_.simulation.constraint_stabilization, nu_dot_);
+  const int first = static_cast<int>(model_.joints.size() + model_.bilateral_contacts.size());
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    const FrictionPatch& patch = patches_[p];
+    PatchForce& force = forces[p];
+    force.normal_force = patch.normal_force;
+    force.static_limit = patch.static_limit;
+    force.tangential_W =
+        patch.mode == FrictionPatch::Mode::sticking
+            ? tangential_force(constraints_, constraints_.first_row(first + static_cast<int>(p)))
+            : Vec3::Zero();
+  }
+}
+
+std::vector<MultibodySystem::PatchForce> MultibodySystem::compute_patch_forces(double t,
+                                                                               ConstVectorRef x) {
+  std::vector<PatchForce> forces(patches_.size());
+  if (!patches_.empty()) solve_patch_forces(t, x.data(), forces);
+  return forces;
+}
+
+void MultibodySystem::compute_friction_crossings(double t, const double* x, double& z_stick,
+                                                 double& z_slip) {
+  // z3 = max over sticking patches of |f_t| - (1 + margin) sum mu_s f_n (N), rising at a
+  // break-away; z4 = min over sliding patches of the slip along the last direction (m/s), falling
+  // where it stops. Constants of the right sign when a set is empty.
+  z_stick = -1.0;
+  z_slip = 1.0;
+  bool any_sticking = false;
+  for (const FrictionPatch& patch : patches_) {
+    any_sticking = any_sticking || patch.mode == FrictionPatch::Mode::sticking;
+  }
+  if (any_sticking) {
+    std::vector<PatchForce>& forces = patch_forces_;
+    solve_patch_forces(t, x, forces);
+    for (std::size_t p = 0; p < patches_.size(); ++p) {
+      if (patches_[p].mode != FrictionPatch::Mode::sticking) continue;
+      const double value =
+          forces[p].tangential_W.norm() - (1.0 + kStaticLimitMargin) * forces[p].static_limit;
+      z_stick = std::max(z_stick, value);
+    }
+  } else {
+    compute_wrenches(t, x);
+  }
+  for (const FrictionPatch& patch : patches_) {
+    if (patch.mode != FrictionPatch::Mode::sliding || patch.points == 0) continue;
+    const Vec3 direction_W = kinematics_[patch.parent].X_WB.rotation * patch.slip_direction_P;
+    z_slip = std::min(z_slip, sliding_patch_slip(patch).dot(direction_W));
+  }
+}
+
+void MultibodySystem::set_slide_anchor(FrictionPatch& patch, const PatchKinematics& at) const {
+  const BodyKinematics& P = kinematics_[patch.parent];
+  const BodyKinematics& C = kinematics_[patch.child];
+  patch.anchor_C = C.X_WB.rotation.transpose() * (at.point_W - C.X_WB.translation);
+  patch.normal_P = P.X_WB.rotation.transpose() * at.normal_W;
+}
+
+void MultibodySystem::set_patch_weld(int p, bool on, const PatchKinematics& at) {
+  FrictionPatch& patch = patches_[p];
+  const int slot = static_cast<int>(model_.bilateral_contacts.size()) + p;
+  if (!on) {
+    constraints_.set_bilateral(slot, nullptr);
+    return;
+  }
+  Vec3 t1_W, t2_W;
+  compute_friction_directions(at.normal_W, Vec3::Zero(), t1_W, t2_W);
+  const BodyKinematics& P = kinematics_[patch.parent];
+  const BodyKinematics& C = kinematics_[patch.child];
+  const Mat3 R_PW = P.X_WB.rotation.transpose();
+  const Mat3 R_CW = C.X_WB.rotation.transpose();
+  Joint& weld = patch.weld;
+  weld.type = JointType::fixed;
+  weld.parent = patch.parent;
+  weld.child = patch.child;
+  weld.p_PJ_P = R_PW * (at.point_W - P.X_WB.translation);
+  weld.p_CJ_C = R_CW * (at.point_W - C.X_WB.translation);
+  weld.axis_P = R_PW * t1_W;
+  weld.u_P = R_PW * t2_W;
+  weld.w_P = R_PW * at.normal_W;
+  weld.axis_C = R_CW * t1_W;
+  weld.u_C = R_CW * t2_W;
+  constraints_.set_bilateral(slot, &weld);
+}
+
+EventRecord MultibodySystem::patch_record(int p, bool stick, double t, const PatchForce& force,
+                                          const PatchKinematics& at) const {
+  const FrictionPatch& patch = patches_[p];
+  EventRecord record;
+  record.t = t;
+  record.kind = stick ? EventRecord::Kind::stick : EventRecord::Kind::slip;
+  record.pair_a = model_.bodies[patch.parent].name;
+  record.pair_b = model_.bodies[patch.child].name;
+  record.point_W = at.point_W;
+  record.normal_W = at.normal_W;
+  record.tangential_force = force.tangential_W.norm();
+  record.normal_force = force.normal_force;
+  record.description =
+      fmt::format("{} {} on {}: |f_t| = {:.9g} N, mu_s f_n = {:.9g} N", stick ? "stick" : "slip",
+                  record.pair_b, record.pair_a, record.tangential_force, force.static_limit);
+  return record;
+}
+
+void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcome& outcome,
+                                              bool break_away_root) {
+  if (patches_.empty()) return;
+  using Mode = FrictionPatch::Mode;
+  std::vector<Mode> before(patches_.size());
+  std::vector<PatchKinematics> at(patches_.size());
+  std::vector<PatchForce> forces(patches_.size());
+  compute_wrenches(t, x.data());  // the patches' points at x
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    FrictionPatch& patch = patches_[p];
+    before[p] = patch.mode;
+    at[p] = patch_kinematics(patch);
+    if (patch.points == 0) {
+      // Its contacts ended (their contact_end records say so).
+      if (patch.mode == Mode::sticking) set_patch_weld(static_cast<int>(p), false, at[p]);
+      patch.mode = Mode::apart;
+      continue;
+    }
+    const double slip_speed = at[p].slip_W.norm();
+    if (patch.mode != Mode::sticking && slip_speed > kStickSpeed) {
+      // Sliding on (a new contact, or a direction that turned): the slip's direction now.
+      patch.mode = Mode::sliding;
+      patch.slip_direction_P =
+          kinematics_[patch.parent].X_WB.rotation.transpose() * (at[p].slip_W / slip_speed);
+      set_slide_anchor(patch, at[p]);
+    } else if (patch.mode != Mode::sticking) {
+      patch.mode = Mode::sticking;  // a candidate: it sticks if the force that holds it may
+      set_patch_weld(static_cast<int>(p), true, at[p]);
+    }
+  }
+  // The static cone, checked with every sticking patch held: the worst violator slides, then the
+  // others are checked again with it sliding (each pass releases one, so this ends). A patch at
+  // its limit (excess 0) slides: the root of z3 stands where the excess is zero or just past it.
+  // At such a root, the patch that stuck before with the largest excess breaks away even if the
+  // root left it a rounding below zero.
+  for (std::size_t pass = 0; pass <= patches_.size(); ++pass) {
+    solve_patch_forces(t, x.data(), forces);
+    int worst = -1;
+    double worst_excess = -kInfinity;
+    for (std::size_t p = 0; p < patches_.size(); ++p) {
+      if (patches_[p].mode != Mode::sticking) continue;
+      const double excess =
+          forces[p].tangential_W.norm() - (1.0 + kStaticLimitMargin) * forces[p].static_limit;
+      const bool at_root = pass == 0 && break_away_root && before[p] == Mode::sticking;
+      // A patch held by no force at all (zero load on zero normal force) stays.
+      const bool loaded = forces[p].tangential_W.squaredNorm() > 0.0;
+      if (loaded && (excess >= 0.0 || at_root) && excess > worst_excess) {
+        worst = static_cast<int>(p);
+        worst_excess = excess;
+      }
+    }
+    if (worst < 0) break;
+    FrictionPatch& patch = patches_[worst];
+    // It slides the way the load pushes it: against the force that was holding it.
+    const Vec3 direction_W = -forces[worst].tangential_W.normalized();  // |f_t| > 0 here
+    patch.slip_direction_P = kinematics_[patch.parent].X_WB.rotation.transpose() * direction_W;
+    patch.mode = Mode::sliding;
+    set_slide_anchor(patch, at[worst]);
+    set_patch_weld(worst, false, at[worst]);
+    if (before[worst] == Mode::sticking) {
+      outcome.records.push_back(patch_record(worst, false, t, forces[worst], at[worst]));
+    }
+  }
+  bool switched = false;
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    const bool now = patches_[p].mode == Mode::sticking;
+    if (now == (before[p] == Mode::sticking)) continue;
+    switched = true;
+    if (now)
+      outcome.records.push_back(patch_record(static_cast<int>(p), true, t, forces[p], at[p]));
+  }
+  if (!switched) return;
+  // A patch that sticks captures the slip left at the event (below kStickSpeed): the projection's
+  // mass-weighted velocity step; its anchor lies on the rows already.
+  if (!constraints_.project(x.data(), model_.simulation.constraint_tolerance)) {
+    throw SolverError(fmt::format("t = {} s: a sticking contact could not be held", t));
+  }
+  constraints_.detect_redundancy();
+  update_kinematics(x.data());
+  outcome.state_changed = true;
+}
+
+}  // namespace hybridsim
