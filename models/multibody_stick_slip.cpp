@@ -178,11 +178,10 @@ void MultibodySystem::compute_friction_crossings(double t, const double* x, doub
           forces[p].tangential_W.norm() - (1.0 + kStaticLimitMargin) * forces[p].static_limit;
       z_stick = std::max(z_stick, value);
     }
-  } else {
-    compute_wrenches(t, x);
   }
+  // A sliding patch has contacts: one whose contacts ended came apart at that event.
   for (const FrictionPatch& patch : patches_) {
-    if (patch.mode != FrictionPatch::Mode::sliding || patch.points == 0) continue;
+    if (patch.mode != FrictionPatch::Mode::sliding) continue;
     const Vec3 direction_W = kinematics_[patch.parent].X_WB.rotation * patch.slip_direction_P;
     z_slip = std::min(z_slip, sliding_patch_slip(patch).dot(direction_W));
   }
