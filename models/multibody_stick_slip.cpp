@@ -158,6 +158,27 @@ std::vector<MultibodySystem::PatchForce> MultibodySystem::compute_patch_forces(d
   return forces;
 }
 
+std::vector<ContactResult> MultibodySystem::compute_contact_results(double t, ConstVectorRef x) {
+  std::vector<ContactResult> results = compute_contact_results(x);
+  const bool any_sticking = std::any_of(
+      patches_.begin(), patches_.end(),
+      [](const FrictionPatch& patch) { return patch.mode == FrictionPatch::Mode::sticking; });
+  if (!any_sticking) return results;
+  const std::vector<PatchForce> forces = compute_patch_forces(t, x);
+  for (ContactResult& r : results) {
+    const int body_a = model_.shapes[r.shape_a].body;
+    const int p = patch_of(body_a, model_.shapes[r.shape_b].body);
+    if (p < 0 || patches_[p].mode != FrictionPatch::Mode::sticking) continue;
+    const double sign = patches_[p].parent == body_a ? 1.0 : -1.0;  // B is the child
+    if (!(forces[p].normal_force > 0.0)) continue;
+    const Vec3 share_W =
+        sign * std::max(r.normal_force, 0.0) / forces[p].normal_force * forces[p].tangential_W;
+    r.friction_force_W += share_W;
+    r.force_on_B_W += share_W;
+  }
+  return results;
+}
+
 void MultibodySystem::compute_friction_crossings(double t, const double* x, double& z_stick,
                                                  double& z_slip) {
   // z3 = max over sticking patches of |f_t| - (1 + margin) sum mu_s f_n (N), rising at a

@@ -120,6 +120,10 @@ class MultibodySystem final : public HybridSystem {
   std::span<const BodyKinematics> compute_kinematics(ConstVectorRef x);
   // Law results of the pairs in contact at x.
   std::vector<ContactResult> compute_contact_results(ConstVectorRef x);
+  // The same with the holding force of every sticking friction patch (stick-slip friction) in
+  // friction_force_W and force_on_B_W, shared among the patch's points by their normal forces
+  // (only the patch's total is determined); t for the inputs of the solve that gives it.
+  std::vector<ContactResult> compute_contact_results(double t, ConstVectorRef x);
   // Every wheel's contact frame and slip at x (Model::wheels order), with the normal force summed
   // over its contacts; the contact of the largest normal force gives the frame. A wheel without a
   // contact reports its frame on the normal along gravity (or -z) at its nominal radius, zero

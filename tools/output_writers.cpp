@@ -126,7 +126,7 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
 }
 
 void RunWriter::write_contact_rows(double t, const VectorX& x) {
-  for (const ContactResult& r : system_.compute_contact_results(x)) {
+  for (const ContactResult& r : system_.compute_contact_results(t, x)) {
     std::string row = fmt::format(
         "{:.17g},{},{},{}-{}#{},{},{},{:.17g},{:.17g}", t, system_.model().shape_label(r.shape_a),
         system_.model().shape_label(r.shape_b), r.shape_a, r.shape_b, r.slot,

@@ -91,16 +91,19 @@ def main():
         plt.close(fig)
 
         report += [f"## {title}", "", f"![work-precision {title}](plots/{name}.png)", ""]
-        report += ["| integrator | rtol | step, s | status | wall time, s | RHS evals | "
-                   "events | L2 error | event time error, s |",
-                   "|---|---|---|---|---|---|---|---|---|"]
+        report += ["| integrator | rtol | step, s | status | wall time, s | steps | RHS evals | "
+                   "events | stick/slip | L2 error | event time error, s | max displacement, m | "
+                   "late displacement, m |",
+                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for label, points in curves.items():
             for p in points:
                 report.append(
                     f"| {label} | {short(p['rtol'])} | {short(p['step_size'])} | {p['status']} | "
-                    f"{number(p['wall_time_min_s']):.3g} | {p['rhs_evals']} | "
-                    f"{p['state_events']} | {error_of(p):.3g} | "
-                    f"{number(p['event_time_error']):.3g} |")
+                    f"{number(p['wall_time_min_s']):.3g} | {p['steps']} | {p['rhs_evals']} | "
+                    f"{p['state_events']} | {p['stick_slip_switches']} | {error_of(p):.3g} | "
+                    f"{number(p['event_time_error']):.3g} | "
+                    f"{number(p['max_displacement']):.3g} | "
+                    f"{number(p['late_displacement']):.3g} |")
         report.append("")
     with open(os.path.join(directory, "report.md"), "w") as handle:
         handle.write("\n".join(report) + "\n")

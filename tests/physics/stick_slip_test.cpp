@@ -78,6 +78,22 @@ TEST_CASE("stick-slip: a box on a 20 degree slope with mu_s 0.5 does not move in
   const double theta = 20.0 * std::numbers::pi / 180.0;
   CHECK(forces[0].tangential_W.norm() == testing::relative(kG * std::sin(theta), 1e-9));
   CHECK(forces[0].normal_force == testing::relative(kG * std::cos(theta), 1e-9));
+  // The contact results (the contacts CSV) carry that holding force, shared among the four
+  // corners by their normal forces: in sum the weight's tangential part up the slope (world -x
+  // here, gravity tilted towards +x), each in proportion to its load.
+  const auto results =
+      run->system->compute_contact_results(model.simulation.stop_time, run->final_state);
+  REQUIRE(results.size() == 4);
+  Vec3 total_W = Vec3::Zero();
+  for (const ContactResult& r : results) {
+    const double sign = model.shapes[r.shape_b].body == block ? 1.0 : -1.0;  // force on the block
+    total_W += sign * r.friction_force_W;
+    CHECK(r.friction_force_W.norm() ==
+          testing::relative(forces[0].tangential_W.norm() * r.normal_force / forces[0].normal_force,
+                            1e-12));
+  }
+  CHECK(total_W.x() == testing::relative(-kG * std::sin(theta), 1e-9));
+  CHECK(std::abs(total_W.y()) + std::abs(total_W.z()) < 1e-9);
 }
 
 TEST_CASE("stick-slip: Drake's push ramp breaks away at mu_s m g and sticks again at v = 0") {

@@ -6,12 +6,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <set>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "cli_support.hpp"
 #include "models/scene_loader.hpp"
 
@@ -201,6 +203,53 @@ warmup: false
   REQUIRE(rows.size() == 1);
   CHECK(rows.at(0).at("status") == "ok");
   CHECK(rows.at(0).at("t_end").get<double>() == load_scene_file("pendulum").simulation.stop_time);
+}
+
+TEST_CASE("batch: regularised friction creeps where stick-slip holds (late displacement)") {
+  const fs::path dir = temporary_directory();
+  write(dir / "experiment.yaml", R"(
+scenes:
+  - {scene: stick_slip_slope, stop_time: 2.0, label: slope}
+  - {scene: push_ramp_stick_slip, stop_time: 4.5, label: push_ramp_held}
+parameters:
+  contact_materials.0.friction:
+    - {model: stribeck, mu_static: 0.5, mu_kinetic: 0.3, stiction_tolerance: 1.0e-4}
+    - {model: stick_slip, mu_static: 0.5, mu_kinetic: 0.3}
+integrators: [cvode-bdf]
+tolerances: {rtol: [1.0e-8]}
+reference: {rtol: 1.0e-10, atol: 1.0e-12}
+warmup: false
+)");
+  const nlohmann::json rows = run_experiment(dir);
+  REQUIRE(rows.size() == 4);
+  const auto late = [&](const char* scene, const char* model) {
+    for (const auto& row : rows) {
+      if (row.at("scene") == scene &&
+          row.at("parameters").get<std::string>().find(model) != std::string::npos) {
+        return row.at("late_displacement").get<double>();
+      }
+    }
+    FAIL("no row for ", scene, " ", model);
+    return 0.0;
+  };
+  // Stribeck on the 20 degree slope creeps at v* = s* v_s, mu_s S(s*) = tan 20 deg with
+  // S(x) = x^3 (10 - 15 x + 6 x^2) (Drake's stiction: the box_in_stiction scene): over the second
+  // second, v* x 1 s. 1e-3 relative: the creep reaches its steady speed within milliseconds.
+  double lo = 0.0, hi = 1.0;
+  const double target = std::tan(20.0 * std::numbers::pi / 180.0) / 0.5;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (mid * mid * mid * (10.0 - 15.0 * mid + 6.0 * mid * mid) < target ? lo : hi) = mid;
+  }
+  CHECK(late("slope", "stribeck") == testing::relative(lo * 1.0e-4 * 1.0, 1e-3));
+  // Stick-slip holds: nothing moves once the box has settled (1e-12 m, as in its scene test).
+  CHECK(late("slope", "stick_slip") < 1e-12);
+  // Under the rising push the stuck box only tilts on its corners (kp = 1e8 N/m at +-L, the push
+  // at h = L = 0.05 m above the floor): its centre moves h theta = h P h / (4 kp L^2) = P / (4 kp),
+  // 2.25 N / 4e8 N/m from 2.25 s to 4.5 s (1e-3: the corners' damping lags the ramp by kd/kp).
+  CHECK(late("push_ramp_held", "stick_slip") == testing::relative(2.25 / 4.0e8, 1e-3));
+  // Stribeck's creep under the same push is more than ten thousand times larger.
+  CHECK(late("push_ramp_held", "stribeck") > 1e4 * 2.25 / 4.0e8);
 }
 
 TEST_CASE("batch: a failed run is a row with its status, and the batch goes on") {

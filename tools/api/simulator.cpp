@@ -304,7 +304,7 @@ Simulator::WheelState Simulator::wheel_state(std::string_view wheel) const {
 
 std::vector<ContactResult> Simulator::contact_results() const {
   MultibodySystem& scene = impl_->scene();
-  return scene.compute_contact_results(state());
+  return scene.compute_contact_results(time(), state());
 }
 
 double Simulator::energy() const {

@@ -213,6 +213,8 @@ Row make_row(const Experiment& experiment, const RunSpec& spec, const Trajectory
   row["event_time_error"] = number_or_null(errors.event_time_error);
   row["event_count_difference"] = errors.event_count_difference;
   row["energy_drift"] = number_or_null(errors.energy_drift);
+  row["max_displacement"] = run.max_displacement;
+  row["late_displacement"] = run.late_displacement;
   return row;
 }
 
@@ -256,8 +258,9 @@ const std::vector<std::string>& row_columns() {
         "step_size",       "repetition",    "status",        "message",    "wall_time_s",
         "wall_time_min_s", "t_end"};
     for (const RunCounter& counter : kRunCounters) names.emplace_back(counter.name);
-    for (const char* name : {"final_error", "l2_error", "linf_error", "event_time_error",
-                             "event_count_difference", "energy_drift"}) {
+    for (const char* name :
+         {"final_error", "l2_error", "linf_error", "event_time_error", "event_count_difference",
+          "energy_drift", "max_displacement", "late_displacement"}) {
       names.emplace_back(name);
     }
     return names;

@@ -58,6 +58,7 @@ SceneChoice read_scene(const YAML::Node& node, const std::string& path, const Ya
     scene.scene = reader.required_string("scene");
     // Without stop_time the scene's own (0 here, as for a scene given by name).
     if (reader.has("stop_time")) scene.stop_time = reader.positive("stop_time", 0.0);
+    scene.label = reader.string("label", "");
     if (reader.has("reference")) {
       MapReader reference(reader.get("reference"), reader.path_of("reference"), source);
       scene.reference = read_reference(reference, default_reference);
@@ -70,7 +71,7 @@ SceneChoice read_scene(const YAML::Node& node, const std::string& path, const Ya
   try {
     scene.path = resolve_scene_path(local ? relative.string() : scene.scene);
     const Model model = load_scene_file(scene.path);
-    scene.name = model.name;
+    scene.name = scene.label.empty() ? model.name : scene.label;
     if (scene.reference.closed_form) find_closed_form(model);  // throws the reason it has none
   } catch (const InputError& error) {
     throw_yaml_error(source, node, path, error.what());

@@ -36,7 +36,8 @@ struct ReferenceChoice {
 struct SceneChoice {
   std::string scene;       // catalog name or path (relative paths: from the experiment's folder)
   std::string path;        // the resolved file
-  std::string name;        // the scene's name in rows and plots
+  std::string name;        // the scene's name in rows and plots: label, else the scene's own
+  std::string label;       // optional, to tell apart two entries of one scene
   double stop_time = 0.0;  // s; 0: the scene's
   ReferenceChoice reference;
 };

@@ -25,8 +25,9 @@ class Recorder final : public SimulationObserver {
   }
   void on_event(const EventInstant& instant, const VectorX& /*x*/) override {
     for (const EventRecord& record : instant.outcome.records) {
-      if (record.kind != EventRecord::Kind::contact_start &&
-          record.kind != EventRecord::Kind::contact_end) {
+      using Kind = EventRecord::Kind;
+      if (record.kind != Kind::contact_start && record.kind != Kind::contact_end &&
+          record.kind != Kind::stick && record.kind != Kind::slip) {
         continue;
       }
       trajectory_.events.push_back(
@@ -39,6 +40,23 @@ class Recorder final : public SimulationObserver {
   MultibodySystem& system_;
   Trajectory& trajectory_;
 };
+
+// Trajectory::max_displacement and late_displacement from the free bodies' origins.
+void measure_displacements(const Model& model, Trajectory& trajectory) {
+  const std::vector<VectorX>& states = trajectory.states;
+  if (states.empty()) return;
+  const VectorX& middle = states[(states.size() - 1) / 2];
+  for (const Body& body : model.bodies) {
+    if (body.state_offset < 0) continue;
+    const auto p_WB = [&](const VectorX& x) -> Vec3 { return x.segment<3>(body.state_offset); };
+    for (const VectorX& x : states) {
+      trajectory.max_displacement =
+          std::max(trajectory.max_displacement, (p_WB(x) - p_WB(states.front())).norm());
+    }
+    trajectory.late_displacement =
+        std::max(trajectory.late_displacement, (p_WB(states.back()) - p_WB(middle)).norm());
+  }
+}
 
 }  // namespace
 
@@ -71,6 +89,7 @@ Trajectory simulate(const Model& model, const std::string& integrator,
     }
   }
   trajectory.result = loop.finish();
+  measure_displacements(model, trajectory);
   trajectory.wall_time_s = elapsed();
   trajectory.status = timed_out ? "time_limit" : std::string(to_string(trajectory.result.status));
   if (timed_out) {

@@ -26,6 +26,11 @@ struct Trajectory {
   SimulationResult result;
   std::string status;        // to_string(result.status), or "time_limit"
   double wall_time_s = 0.0;  // s, start to finish of the run
+  // m, max over the grid and the free bodies of |p_WB(t) - p_WB(0)|; and max over the free
+  // bodies of |p_WB(end) - p_WB(middle)|, the middle output of the grid: creep after settling.
+  // Not kept in the reference cache, which compares states.
+  double max_displacement = 0.0;
+  double late_displacement = 0.0;
 };
 
 // Runs a scene with an integrator to stop_time with outputs on a grid of grid_points intervals;
