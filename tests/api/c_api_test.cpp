@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "approx.hpp"
 #include "hybridsim/hybridsim.h"
@@ -220,6 +221,52 @@ TEST_CASE("c api: advancing, states, events, contacts and inputs") {
   CHECK(hybridsim_get_contact(sim, 1, &contact) == HYBRIDSIM_ERROR_NOT_FOUND);
   CHECK(hybridsim_get_contact(sim, 0, nullptr) == HYBRIDSIM_ERROR_NULL);
   CHECK(hybridsim_get_contact_count(sim, nullptr) == HYBRIDSIM_ERROR_NULL);
+  hybridsim_free(sim);
+}
+
+TEST_CASE("c api: stick and slip events, and the holding force of a sticking patch") {
+  // Drake's push ramp with true stiction (the catalog's push_ramp_stick_slip): P = t N on a 1 kg
+  // box, mu_s = 0.5, mu_k = 0.3. At 3 s it is stuck, held by exactly the push (1e-9 relative:
+  // the multipliers' accuracy, as in tests/physics/stick_slip_test.cpp); it breaks away at
+  // mu_s m g = 4.905 s and sticks again at 13.0499159021 s (the scene's closed form, 1e-8 s).
+  hybridsim_simulator* sim = hybridsim_create();
+  REQUIRE(hybridsim_load_file(sim, "push_ramp_stick_slip") == HYBRIDSIM_OK);
+  REQUIRE(hybridsim_advance_to(sim, 3.0, 0, nullptr) == HYBRIDSIM_OK);
+  size_t n = 0;
+  REQUIRE(hybridsim_get_contact_count(sim, &n) == HYBRIDSIM_OK);
+  REQUIRE(n == 4);  // the box's four corners
+  double friction_x = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    hybridsim_contact contact{};
+    contact.size = sizeof contact;
+    REQUIRE(hybridsim_get_contact(sim, i, &contact) == HYBRIDSIM_OK);
+    friction_x += std::string(contact.shape_b).starts_with("box") ? contact.friction_force[0]
+                                                                  : -contact.friction_force[0];
+  }
+  CHECK(friction_x == relative(-3.0, 1e-9));
+  REQUIRE(hybridsim_advance_to(sim, 14.0, 0, nullptr) == HYBRIDSIM_OK);
+  REQUIRE(hybridsim_get_event_count(sim, &n) == HYBRIDSIM_OK);
+  std::vector<hybridsim_event> switches;
+  for (size_t i = 0; i < n; ++i) {
+    hybridsim_event event{};
+    event.size = sizeof event;
+    REQUIRE(hybridsim_get_event(sim, i, &event) == HYBRIDSIM_OK);
+    if (event.kind == HYBRIDSIM_EVENT_STICK || event.kind == HYBRIDSIM_EVENT_SLIP) {
+      switches.push_back(event);
+    }
+  }
+  REQUIRE(switches.size() == 3);  // stuck at the start, the break-away, the stop
+  CHECK(switches[0].kind == HYBRIDSIM_EVENT_STICK);
+  CHECK(switches[0].t == 0.0);
+  CHECK(switches[1].kind == HYBRIDSIM_EVENT_SLIP);
+  CHECK(std::abs(switches[1].t - 4.905) < 1e-9);
+  CHECK(switches[2].kind == HYBRIDSIM_EVENT_STICK);
+  CHECK(std::abs(switches[2].t - 13.0499159021) < 1e-8);
+  CHECK(switches[1].normal[2] == relative(1.0, 1e-12));
+  hybridsim_statistics stats{};
+  stats.size = sizeof stats;
+  REQUIRE(hybridsim_get_statistics(sim, &stats) == HYBRIDSIM_OK);
+  CHECK(stats.stick_slip_switches == 3);
   hybridsim_free(sim);
 }
 

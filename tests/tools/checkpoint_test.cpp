@@ -216,6 +216,39 @@ TEST_CASE("checkpoint: a run resumed while a bilateral contact holds keeps it an
   CHECK(resumed["stats"]["bilateral_switches"].get<long>() == 4);
 }
 
+TEST_CASE("checkpoint: stick-slip patches carry on after the resume, sticking and sliding") {
+  // Drake's push ramp with true stiction (push_ramp_stick_slip): P = t N, mu_s m g = 4.905 N,
+  // then sliding with mu_k until the speed returns to zero at 13.0499159021 s (the scene's closed
+  // form). Checkpointed while stuck (3 s) and while sliding (8 s), each resumed run must break
+  // away and stick again at the closed-form instants; a patch lost or reset at the resume would
+  // stick again at once (at 8 s) or break away at the resume (at 3 s). Tolerances: the force
+  // at the root is as accurate as the run (rtol 1e-10 of mu_s m g, 4.9e-10 N at 1 N/s: 4.9e-10 s),
+  // and the resumed run restarts at order 1, so 5e-9 s for the break-away; the scene test's 1e-8 s
+  // for the stop.
+  const fs::path dir = temporary_directory();
+  for (const double stop : {3.0, 8.0}) {
+    CAPTURE(stop);
+    const std::string checkpoint = (dir / fmt::format("c{}.json", stop)).string();
+    run_with_checkpoints("push_ramp_stick_slip", stop, checkpoint, dir);
+    const fs::path events_path = dir / fmt::format("resumed{}.jsonl", stop);
+    REQUIRE(run_cli(fmt::format("run push_ramp_stick_slip --quiet --resume {} --events {}",
+                                checkpoint, events_path.string()),
+                    dir)
+                .status == 0);
+    std::vector<nlohmann::json> switches;
+    for (const nlohmann::json& event : read_events(events_path)) {
+      if (event["kind"] == "stick" || event["kind"] == "slip") switches.push_back(event);
+    }
+    REQUIRE(switches.size() == (stop < 4.905 ? 2u : 1u));
+    if (stop < 4.905) {
+      CHECK(switches[0]["kind"] == "slip");
+      CHECK(std::abs(switches[0]["t"].get<double>() - 4.905) < 5e-9);
+    }
+    CHECK(switches.back()["kind"] == "stick");
+    CHECK(std::abs(switches.back()["t"].get<double>() - 13.0499159021) < 1e-8);
+  }
+}
+
 TEST_CASE("checkpoint: a version 1 file (one point per pair) is read as one point per pair") {
   // The demo ball resting on the plate at 3 s, its checkpoint written back in the first layout:
   // `contact_pairs` with the two shapes, v_pre and d_res. The resumed run keeps the contact (no
