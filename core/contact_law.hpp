@@ -76,6 +76,11 @@ struct ContactKinematics {
   // direction; zero outside a patch: Coulomb against the point's own slip).
   bool sticking = false;
   Vec3 slip_direction_W = Vec3::Zero();
+  // With torsional_stick: whether the patch's spin sticks (no torsional torque from the law), and
+  // else the sense (+1 or -1) of the relative spin w_rel . n at the last event, which the
+  // torsional friction opposes unregularised (0: the law's own regularised torque).
+  bool spin_sticking = false;
+  double spin_direction = 0.0;
 };
 
 // The contact law's output for one contact, world frame; zero for an observer pair.

@@ -32,6 +32,9 @@ struct FrictionParameters {
   // Gazebo's normalisation: each contact's slip compliance times the number of contact points
   // of the same pair of collision shapes, so that n points slip like one.
   bool scale_by_contact_count = false;
+  // stick_slip: the spin about the normal sticks too (a constraint row, the torsional friction's
+  // mu_tor r_geo f_n its limit), and slides with the unregularised torque while it turns.
+  bool torsional_stick = false;
 
   // The coefficient of the pyramid's direction t2: mu2, or mu_kinetic when mu2 < 0.
   double mu_second() const { return mu2 >= 0.0 ? mu2 : mu_kinetic; }

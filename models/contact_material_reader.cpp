@@ -104,12 +104,11 @@ FrictionParameters read_friction(MapReader& parent) {
     // A stick-slip contact is isotropic (one coefficient pair) and sticks by translation only.
     if (friction.mu2 >= 0.0) reader.fail("mu2", "model stick_slip is isotropic (no mu2)");
     if (!reader.boolean("cone", true)) reader.fail("cone", "model stick_slip is a cone");
-    for (const char* key : {"torsional_stick", "rolling_stick"}) {
-      if (reader.boolean(key, false)) {
-        reader.fail(key,
-                    "is not supported yet: a sticking contact holds translation only "
-                    "(docs/physics.md, \"True stiction\")");
-      }
+    friction.torsional_stick = reader.boolean("torsional_stick", false);
+    if (reader.boolean("rolling_stick", false)) {
+      reader.fail("rolling_stick",
+                  "is not supported yet: a sticking contact holds translation and, with "
+                  "torsional_stick, spin (docs/physics.md, \"True stiction\")");
     }
   } else {
     for (const char* key : {"torsional_stick", "rolling_stick"}) {
@@ -196,6 +195,11 @@ void read_contact_materials(MapReader& root, Model& model) {
     cm.torsional_friction = reader.non_negative("torsional_friction", 0.0);
     cm.w_small = reader.positive("w_small", 0.01);
     cm.merged_rolling_torque = reader.boolean("merged_rolling_torque", false);
+    if (cm.merged_rolling_torque && cm.friction.torsional_stick) {
+      reader.fail("merged_rolling_torque",
+                  "does not combine with friction.torsional_stick (the merged torque acts on the "
+                  "spin that the stick holds)");
+    }
     cm.exact_alpha = exact_damping_alpha(cm.restitution);
     cm.origin = fmt::format("{}, contact_materials[{}]", root.source().file, i);
     reader.reject_unknown_keys();

@@ -36,11 +36,13 @@ std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patch
       [](const ContactMaterial& cm) { return cm.friction.model == FrictionModel::stick_slip; });
   if (!any) return {};
   std::vector<std::pair<int, int>> bodies;
+  std::vector<std::pair<int, int>> torsional;  // the pairs of bodies with torsional stick
   const int shapes = static_cast<int>(model.shapes.size());
   for (int a = 0; a < shapes; ++a) {
     for (int b = a + 1; b < shapes; ++b) {
       if (!model.may_collide(a, b)) continue;
-      if (resolve_contact_law(model, a, b).friction.model != FrictionModel::stick_slip) continue;
+      const FrictionParameters friction = resolve_contact_law(model, a, b).friction;
+      if (friction.model != FrictionModel::stick_slip) continue;
       const int body_a = model.shapes[a].body;
       const int body_b = model.shapes[b].body;
       for (int body : {body_a, body_b}) {
@@ -53,6 +55,7 @@ std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patch
         }
       }
       bodies.emplace_back(std::min(body_a, body_b), std::max(body_a, body_b));
+      if (friction.torsional_stick) torsional.push_back(bodies.back());
     }
   }
   std::sort(bodies.begin(), bodies.end());
@@ -67,6 +70,8 @@ std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patch
   for (std::size_t p = 0; p < bodies.size(); ++p) {
     patches[p].parent = bodies[p].first;
     patches[p].child = bodies[p].second;
+    patches[p].torsional =
+        std::find(torsional.begin(), torsional.end(), bodies[p]) != torsional.end();
   }
   return patches;
 }
@@ -78,6 +83,15 @@ std::vector<BilateralContact> MultibodySystem::patch_rows(std::span<const Fricti
     rows[p].body_a = patches[p].parent;
     rows[p].body_b = patches[p].child;
     rows[p].directions = {true, true, false, false, false, false};  // the tangent plane
+  }
+  // With torsional stick anywhere, a spin row per patch after them (inert unless it sticks).
+  const bool spin = std::any_of(patches.begin(), patches.end(),
+                                [](const FrictionPatch& patch) { return patch.torsional; });
+  for (std::size_t p = 0; spin && p < patches.size(); ++p) {
+    BilateralContact row = rows[p];
+    row.name = fmt::format("spin {}", p);
+    row.directions = {false, false, false, false, false, true};  // rotation about the normal
+    rows.push_back(row);
   }
   return rows;
 }
@@ -103,6 +117,7 @@ void MultibodySystem::reset_patch_sums() {
     patch.points = 0;
     patch.normal_force = 0.0;
     patch.static_limit = 0.0;
+    patch.spin_limit = 0.0;
     patch.point_sum_W.setZero();
     patch.normal_sum_W.setZero();
     patch.friction_direction_W.setZero();
@@ -148,6 +163,13 @@ void MultibodySystem::solve_patch_forces(double t, const double* x, std::span<Pa
         patch.mode == FrictionPatch::Mode::sticking
             ? tangential_force(constraints_, constraints_.first_row(first + static_cast<int>(p)))
             : Vec3::Zero();
+    force.spin_limit = patch.spin_limit;
+    force.spin_torque = 0.0;
+    if (patch.spin == FrictionPatch::Mode::sticking) {
+      const int row = constraints_.first_row(first + static_cast<int>(patches_.size() + p));
+      const Vec3 n_W = kinematics_[patch.parent].X_WB.rotation * patch.spin_normal_P;
+      force.spin_torque = constraints_.wrench_on_child(row, 1).tail<3>().dot(n_W);
+    }
   }
 }
 
@@ -160,21 +182,28 @@ std::vector<MultibodySystem::PatchForce> MultibodySystem::compute_patch_forces(d
 
 std::vector<ContactResult> MultibodySystem::compute_contact_results(double t, ConstVectorRef x) {
   std::vector<ContactResult> results = compute_contact_results(x);
-  const bool any_sticking = std::any_of(
-      patches_.begin(), patches_.end(),
-      [](const FrictionPatch& patch) { return patch.mode == FrictionPatch::Mode::sticking; });
+  const bool any_sticking =
+      std::any_of(patches_.begin(), patches_.end(), [](const FrictionPatch& patch) {
+        return patch.mode == FrictionPatch::Mode::sticking ||
+               patch.spin == FrictionPatch::Mode::sticking;
+      });
   if (!any_sticking) return results;
   const std::vector<PatchForce> forces = compute_patch_forces(t, x);
   for (ContactResult& r : results) {
     const int body_a = model_.shapes[r.shape_a].body;
     const int p = patch_of(body_a, model_.shapes[r.shape_b].body);
-    if (p < 0 || patches_[p].mode != FrictionPatch::Mode::sticking) continue;
+    if (p < 0) continue;
     const double sign = patches_[p].parent == body_a ? 1.0 : -1.0;  // B is the child
     if (!(forces[p].normal_force > 0.0)) continue;
-    const Vec3 share_W =
+    const Vec3 share_W =  // zero unless the patch sticks
         sign * std::max(r.normal_force, 0.0) / forces[p].normal_force * forces[p].tangential_W;
     r.friction_force_W += share_W;
     r.force_on_B_W += share_W;
+    if (patches_[p].spin == FrictionPatch::Mode::sticking) {
+      const Vec3 n_W = kinematics_[patches_[p].parent].X_WB.rotation * patches_[p].spin_normal_P;
+      r.torque_on_B_W += sign * std::max(r.normal_force, 0.0) / forces[p].normal_force *
+                         forces[p].spin_torque * n_W;
+    }
   }
   return results;
 }
@@ -188,16 +217,23 @@ void MultibodySystem::compute_friction_crossings(double t, const double* x, doub
   z_slip = 1.0;
   bool any_sticking = false;
   for (const FrictionPatch& patch : patches_) {
-    any_sticking = any_sticking || patch.mode == FrictionPatch::Mode::sticking;
+    any_sticking = any_sticking || patch.mode == FrictionPatch::Mode::sticking ||
+                   patch.spin == FrictionPatch::Mode::sticking;
   }
   if (any_sticking) {
     std::vector<PatchForce>& forces = patch_forces_;
     solve_patch_forces(t, x, forces);
     for (std::size_t p = 0; p < patches_.size(); ++p) {
-      if (patches_[p].mode != FrictionPatch::Mode::sticking) continue;
-      const double value =
-          forces[p].tangential_W.norm() - (1.0 + kStaticLimitMargin) * forces[p].static_limit;
-      z_stick = std::max(z_stick, value);
+      if (patches_[p].mode == FrictionPatch::Mode::sticking) {
+        const double value =
+            forces[p].tangential_W.norm() - (1.0 + kStaticLimitMargin) * forces[p].static_limit;
+        z_stick = std::max(z_stick, value);
+      }
+      if (patches_[p].spin == FrictionPatch::Mode::sticking) {
+        const double value =
+            std::abs(forces[p].spin_torque) - (1.0 + kStaticLimitMargin) * forces[p].spin_limit;
+        z_stick = std::max(z_stick, value);  // N m among N: only the sign crosses
+      }
     }
   }
   // A sliding patch has contacts: one whose contacts ended came apart at that event.
@@ -206,6 +242,15 @@ void MultibodySystem::compute_friction_crossings(double t, const double* x, doub
     const Vec3 direction_W = kinematics_[patch.parent].X_WB.rotation * patch.slip_direction_P;
     z_slip = std::min(z_slip, sliding_patch_slip(patch).dot(direction_W));
   }
+  for (const FrictionPatch& patch : patches_) {
+    if (patch.spin != FrictionPatch::Mode::sliding) continue;
+    const Vec3 n_W = kinematics_[patch.parent].X_WB.rotation * patch.spin_normal_P;
+    z_slip = std::min(z_slip, patch_spin(patch, n_W) * patch.spin_sign);  // rad/s among m/s
+  }
+}
+
+double MultibodySystem::patch_spin(const FrictionPatch& patch, const Vec3& n_W) const {
+  return (kinematics_[patch.child].w_WB_W - kinematics_[patch.parent].w_WB_W).dot(n_W);
 }
 
 void MultibodySystem::set_slide_anchor(FrictionPatch& patch, const PatchKinematics& at) const {
@@ -222,13 +267,30 @@ void MultibodySystem::set_patch_weld(int p, bool on, const PatchKinematics& at) 
     constraints_.set_bilateral(slot, nullptr);
     return;
   }
+  make_patch_weld(patch, at, patch.weld);
+  constraints_.set_bilateral(slot, &patch.weld);
+}
+
+void MultibodySystem::set_spin_weld(int p, bool on, const PatchKinematics& at) {
+  FrictionPatch& patch = patches_[p];
+  const int slot = static_cast<int>(model_.bilateral_contacts.size() + patches_.size()) + p;
+  if (!on) {
+    constraints_.set_bilateral(slot, nullptr);
+    return;
+  }
+  make_patch_weld(patch, at, patch.spin_weld);
+  patch.spin_normal_P = kinematics_[patch.parent].X_WB.rotation.transpose() * at.normal_W;
+  constraints_.set_bilateral(slot, &patch.spin_weld);
+}
+
+void MultibodySystem::make_patch_weld(const FrictionPatch& patch, const PatchKinematics& at,
+                                      Joint& weld) const {
   Vec3 t1_W, t2_W;
   compute_friction_directions(at.normal_W, Vec3::Zero(), t1_W, t2_W);
   const BodyKinematics& P = kinematics_[patch.parent];
   const BodyKinematics& C = kinematics_[patch.child];
   const Mat3 R_PW = P.X_WB.rotation.transpose();
   const Mat3 R_CW = C.X_WB.rotation.transpose();
-  Joint& weld = patch.weld;
   weld.type = JointType::fixed;
   weld.parent = patch.parent;
   weld.child = patch.child;
@@ -239,11 +301,10 @@ void MultibodySystem::set_patch_weld(int p, bool on, const PatchKinematics& at) 
   weld.w_P = R_PW * at.normal_W;
   weld.axis_C = R_CW * t1_W;
   weld.u_C = R_CW * t2_W;
-  constraints_.set_bilateral(slot, &weld);
 }
 
 EventRecord MultibodySystem::patch_record(int p, bool stick, double t, const PatchForce& force,
-                                          const PatchKinematics& at) const {
+                                          const PatchKinematics& at, bool spin) const {
   const FrictionPatch& patch = patches_[p];
   EventRecord record;
   record.t = t;
@@ -257,7 +318,31 @@ EventRecord MultibodySystem::patch_record(int p, bool stick, double t, const Pat
   record.description =
       fmt::format("{} {} on {}: |f_t| = {:.9g} N, mu_s f_n = {:.9g} N", stick ? "stick" : "slip",
                   record.pair_b, record.pair_a, record.tangential_force, force.static_limit);
+  if (spin) {
+    // The spin of the patch: the torque about the normal in the description, no tangential force.
+    record.tangential_force = kNaN;
+    record.description = fmt::format("{} spin {} on {}: |tau_n| = {:.9g} N m, limit {:.9g} N m",
+                                     stick ? "stick" : "slip", record.pair_b, record.pair_a,
+                                     std::abs(force.spin_torque), force.spin_limit);
+  }
   return record;
+}
+
+void MultibodySystem::update_patch_spins(const std::vector<PatchKinematics>& at) {
+  using Mode = FrictionPatch::Mode;
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    FrictionPatch& patch = patches_[p];
+    if (!patch.torsional || patch.points == 0 || patch.spin == Mode::sticking) continue;
+    const double spin = patch_spin(patch, at[p].normal_W);
+    if (std::abs(spin) > kStickSpin) {
+      patch.spin = Mode::sliding;  // turning on (a new contact, or a spin that turned)
+      patch.spin_sign = spin > 0.0 ? 1.0 : -1.0;
+      patch.spin_normal_P = kinematics_[patch.parent].X_WB.rotation.transpose() * at[p].normal_W;
+    } else {
+      patch.spin = Mode::sticking;  // a candidate, as for translation
+      set_spin_weld(static_cast<int>(p), true, at[p]);
+    }
+  }
 }
 
 void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcome& outcome,
@@ -265,17 +350,21 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
   if (patches_.empty()) return;
   using Mode = FrictionPatch::Mode;
   std::vector<Mode> before(patches_.size());
+  std::vector<Mode> before_spin(patches_.size());
   std::vector<PatchKinematics> at(patches_.size());
   std::vector<PatchForce> forces(patches_.size());
   compute_wrenches(t, x.data());  // the patches' points at x
   for (std::size_t p = 0; p < patches_.size(); ++p) {
     FrictionPatch& patch = patches_[p];
     before[p] = patch.mode;
+    before_spin[p] = patch.spin;
     at[p] = patch_kinematics(patch);
     if (patch.points == 0) {
       // Its contacts ended (their contact_end records say so).
       if (patch.mode == Mode::sticking) set_patch_weld(static_cast<int>(p), false, at[p]);
+      if (patch.spin == Mode::sticking) set_spin_weld(static_cast<int>(p), false, at[p]);
       patch.mode = Mode::apart;
+      patch.spin = Mode::apart;
       continue;
     }
     const double slip_speed = at[p].slip_W.norm();
@@ -290,29 +379,51 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
       set_patch_weld(static_cast<int>(p), true, at[p]);
     }
   }
-  // The static cone, checked with every sticking patch held: the worst violator slides, then the
-  // others are checked again with it sliding (each pass releases one, so this ends). A patch at
-  // its limit (excess 0) slides: the root of z3 stands where the excess is zero or just past it.
-  // At such a root, the patch that stuck before with the largest excess breaks away even if the
-  // root left it a rounding below zero.
-  for (std::size_t pass = 0; pass <= patches_.size(); ++pass) {
+  update_patch_spins(at);
+  // The static cone (and the spin's limit), checked with every sticking patch held: the worst
+  // violator slides, then the others are checked again with it sliding (each pass releases one,
+  // so this ends). A patch at its limit (excess 0) slides: the root of z3 stands where the excess
+  // is zero or just past it. At such a root, the patch (or spin) that stuck before with the
+  // largest excess relative to its limit breaks away even if the root left it a rounding below.
+  for (std::size_t pass = 0; pass <= 2 * patches_.size(); ++pass) {
     solve_patch_forces(t, x.data(), forces);
     int worst = -1;
+    bool worst_spin = false;
     double worst_excess = -kInfinity;
-    for (std::size_t p = 0; p < patches_.size(); ++p) {
-      if (patches_[p].mode != Mode::sticking) continue;
-      const double excess =
-          forces[p].tangential_W.norm() - (1.0 + kStaticLimitMargin) * forces[p].static_limit;
-      const bool at_root = pass == 0 && break_away_root && before[p] == Mode::sticking;
+    const auto consider = [&](int p, bool spin, double load, double limit, bool was_sticking) {
+      const double excess = load - (1.0 + kStaticLimitMargin) * limit;
+      const double relative = limit > 0.0 ? excess / limit : (load > 0.0 ? kInfinity : -1.0);
+      const bool at_root = pass == 0 && break_away_root && was_sticking;
       // A patch held by no force at all (zero load on zero normal force) stays.
-      const bool loaded = forces[p].tangential_W.squaredNorm() > 0.0;
-      if (loaded && (excess >= 0.0 || at_root) && excess > worst_excess) {
-        worst = static_cast<int>(p);
-        worst_excess = excess;
+      if (load > 0.0 && (excess >= 0.0 || at_root) && relative > worst_excess) {
+        worst = p;
+        worst_spin = spin;
+        worst_excess = relative;
+      }
+    };
+    for (std::size_t p = 0; p < patches_.size(); ++p) {
+      const int i = static_cast<int>(p);
+      if (patches_[p].mode == Mode::sticking) {
+        consider(i, false, forces[p].tangential_W.norm(), forces[p].static_limit,
+                 before[p] == Mode::sticking);
+      }
+      if (patches_[p].spin == Mode::sticking) {
+        consider(i, true, std::abs(forces[p].spin_torque), forces[p].spin_limit,
+                 before_spin[p] == Mode::sticking);
       }
     }
     if (worst < 0) break;
     FrictionPatch& patch = patches_[worst];
+    if (worst_spin) {
+      // It turns the way the load turns it: against the torque that was holding it.
+      patch.spin_sign = forces[worst].spin_torque > 0.0 ? -1.0 : 1.0;
+      patch.spin = Mode::sliding;
+      set_spin_weld(worst, false, at[worst]);
+      if (before_spin[worst] == Mode::sticking) {
+        outcome.records.push_back(patch_record(worst, false, t, forces[worst], at[worst], true));
+      }
+      continue;
+    }
     // It slides the way the load pushes it: against the force that was holding it.
     const Vec3 direction_W = -forces[worst].tangential_W.normalized();  // |f_t| > 0 here
     patch.slip_direction_P = kinematics_[patch.parent].X_WB.rotation.transpose() * direction_W;
@@ -325,11 +436,17 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
   }
   bool switched = false;
   for (std::size_t p = 0; p < patches_.size(); ++p) {
+    const int i = static_cast<int>(p);
     const bool now = patches_[p].mode == Mode::sticking;
-    if (now == (before[p] == Mode::sticking)) continue;
-    switched = true;
-    if (now)
-      outcome.records.push_back(patch_record(static_cast<int>(p), true, t, forces[p], at[p]));
+    if (now != (before[p] == Mode::sticking)) {
+      switched = true;
+      if (now) outcome.records.push_back(patch_record(i, true, t, forces[p], at[p]));
+    }
+    const bool spin_now = patches_[p].spin == Mode::sticking;
+    if (spin_now != (before_spin[p] == Mode::sticking)) {
+      switched = true;
+      if (spin_now) outcome.records.push_back(patch_record(i, true, t, forces[p], at[p], true));
+    }
   }
   if (!switched) return;
   // A patch that sticks captures the slip left at the event (below kStickSpeed): the projection's

@@ -70,6 +70,8 @@ MultibodySystem::MultibodySystem(const Model& model)
   }
   patch_forces_.resize(patches_.size());
   std::sort(patch_index_.begin(), patch_index_.end());
+  spin_rows_ = std::any_of(patches_.begin(), patches_.end(),
+                           [](const FrictionPatch& patch) { return patch.torsional; });
 }
 
 void MultibodySystem::initial_state(VectorRef x0) const {
@@ -194,6 +196,9 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
       patch_sign = sign;
       contact.sticking = patch->mode == FrictionPatch::Mode::sticking;
       contact.slip_direction_W = sign * patch->friction_direction_W;
+      // w_rel . n_AB is the patch's spin whichever body is A (both change sign together).
+      contact.spin_sticking = patch->spin == FrictionPatch::Mode::sticking;
+      contact.spin_direction = patch->spin == FrictionPatch::Mode::sliding ? patch->spin_sign : 0.0;
     }
   }
   const ContactForce force = compute_contact_force(pair.law, pair.damping, contact);
@@ -202,6 +207,7 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
     ++patch->points;
     patch->normal_force += f_press;
     patch->static_limit += pair.law.friction.mu_static * f_press;
+    patch->spin_limit += pair.law.torsional_friction * pair.law.r_geo * f_press;
     patch->point_sum_W += p_WC;
     patch->normal_sum_W += patch_sign * n;
   }
@@ -373,7 +379,9 @@ EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
   }
   for (std::size_t p = 0; p < patches_.size(); ++p) {
     patches_[p].mode = FrictionPatch::Mode::apart;
+    patches_[p].spin = FrictionPatch::Mode::apart;
     set_patch_weld(static_cast<int>(p), false, {});
+    if (spin_rows_) set_spin_weld(static_cast<int>(p), false, {});
   }
   EventOutcome outcome = rebuild_contacts(t0, "", x);  // projects x onto the joints first
   constraints_.detect_redundancy();
@@ -402,6 +410,14 @@ std::vector<double> MultibodySystem::discrete_state() const {
     for (const Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
       discrete.insert(discrete.end(), v->data(), v->data() + 3);
     }
+    if (!spin_rows_) continue;
+    discrete.push_back(static_cast<double>(patch.spin));
+    discrete.push_back(patch.spin_sign);
+    discrete.insert(discrete.end(), patch.spin_normal_P.data(), patch.spin_normal_P.data() + 3);
+    const Joint& s = patch.spin_weld;
+    for (const Vec3* v : {&s.p_PJ_P, &s.p_CJ_C, &s.axis_P, &s.u_P, &s.w_P, &s.axis_C, &s.u_C}) {
+      discrete.insert(discrete.end(), v->data(), v->data() + 3);
+    }
   }
   return discrete;
 }
@@ -411,7 +427,7 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
   // x is a state the run had after an event (unit quaternions, on the joints): taken as it is.
   contacts_.reset();
   update_kinematics(x.data());
-  const std::size_t patch_numbers = kPatchDiscreteSize * patches_.size();
+  const std::size_t patch_numbers = patch_discrete_size() * patches_.size();
   const std::size_t bilateral_numbers = kBilateralDiscreteSize * welds_.size();
   if (discrete.size() < bilateral_numbers + patch_numbers) {
     throw InputError(
@@ -450,9 +466,9 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
     constraints_.set_bilateral(static_cast<int>(c), bilateral_on_[c] != 0 ? &w : nullptr);
   }
   for (std::size_t p = 0; p < patches_.size(); ++p) {
-    const double* d = discrete.data() + discrete.size() - patch_numbers + kPatchDiscreteSize * p;
+    const double* d = discrete.data() + discrete.size() - patch_numbers + patch_discrete_size() * p;
     FrictionPatch& patch = patches_[p];
-    for (std::size_t i = 0; i < kPatchDiscreteSize; ++i) {
+    for (std::size_t i = 0; i < patch_discrete_size(); ++i) {
       if (!std::isfinite(d[i])) {
         throw InputError(fmt::format("checkpoint: friction patch {} has a non-finite number", p));
       }
@@ -476,6 +492,26 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
     const int slot = static_cast<int>(model_.bilateral_contacts.size() + p);
     const bool sticking = patch.mode == FrictionPatch::Mode::sticking;
     constraints_.set_bilateral(slot, sticking ? &w : nullptr);
+    if (!spin_rows_) continue;
+    const double* e = d + kPatchDiscreteSize;
+    if (e[0] != 0.0 && e[0] != 1.0 && e[0] != 2.0) {
+      throw InputError(fmt::format("checkpoint: friction patch {} has spin mode {}", p, e[0]));
+    }
+    patch.spin = static_cast<FrictionPatch::Mode>(static_cast<int>(e[0]));
+    patch.spin_sign = e[1];
+    patch.spin_normal_P = Vec3(e[2], e[3], e[4]);
+    Joint& s = patch.spin_weld;
+    s.type = JointType::fixed;
+    s.parent = patch.parent;
+    s.child = patch.child;
+    k = 5;
+    for (Vec3* v : {&s.p_PJ_P, &s.p_CJ_C, &s.axis_P, &s.u_P, &s.w_P, &s.axis_C, &s.u_C}) {
+      *v = Vec3(e[k], e[k + 1], e[k + 2]);
+      k += 3;
+    }
+    const bool spin_sticking = patch.spin == FrictionPatch::Mode::sticking;
+    constraints_.set_bilateral(slot + static_cast<int>(patches_.size()),
+                               spin_sticking ? &s : nullptr);
   }
   constraints_.evaluate(kinematics_);
   constraints_.detect_redundancy();

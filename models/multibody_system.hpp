@@ -177,6 +177,15 @@ class MultibodySystem final : public HybridSystem {
     double static_limit = 0.0;  // N, mu_s f_n summed
     Vec3 point_sum_W = Vec3::Zero();
     Vec3 normal_sum_W = Vec3::Zero();  // normals oriented from parent to child
+    // Torsional stick (friction torsional_stick): the spin about the normal, child relative to
+    // parent, sticks (one rotation row, spin_weld) or slides against spin_sign (+1 or -1, its
+    // sense at the last event about spin_normal_P, parent's frame). apart: no torsional stick.
+    bool torsional = false;
+    Mode spin = Mode::apart;
+    double spin_sign = 0.0;
+    Vec3 spin_normal_P = Vec3::UnitZ();
+    Joint spin_weld;
+    double spin_limit = 0.0;  // N m, mu_tor r_geo f_n summed
   };
   std::span<const FrictionPatch> friction_patches() const { return patches_; }
   // The tangential force that holds a sticking patch's child at x (N, world, from the parent), and
@@ -185,6 +194,10 @@ class MultibodySystem final : public HybridSystem {
     Vec3 tangential_W = Vec3::Zero();
     double normal_force = 0.0;
     double static_limit = 0.0;
+    // Torsional stick: the torque about the normal (parent to child) that holds the child's spin
+    // (N m, zero unless the spin sticks) and its limit sum mu_tor r_geo f_n.
+    double spin_torque = 0.0;
+    double spin_limit = 0.0;
   };
   std::vector<PatchForce> compute_patch_forces(double t, ConstVectorRef x);
   // A break-away needs |f_t| > (1 + kStaticLimitMargin) sum mu_s f_n: the margin is the accuracy
@@ -194,6 +207,8 @@ class MultibodySystem final : public HybridSystem {
   // A sliding patch whose slip at an event is below this (m/s) is tested for sticking: the root
   // of z4 locates zero slip to 1e-14 s relative, about 1e-12 m/s at 100 m/s^2.
   static constexpr double kStickSpeed = 1e-9;
+  // The same for a spin (rad/s).
+  static constexpr double kStickSpin = 1e-9;
   // More candidate patches than this are refused (each takes two constraint rows, inert while
   // it does not stick, in every evaluation).
   static constexpr std::size_t kMaxFrictionPatches = 500;
@@ -305,6 +320,13 @@ class MultibodySystem final : public HybridSystem {
   // Multipliers with the welds as they are: every sticking patch's holding force.
   void solve_patch_forces(double t, const double* x, std::span<PatchForce> forces);
   void set_patch_weld(int patch, bool on, const PatchKinematics& at);
+  void set_spin_weld(int patch, bool on, const PatchKinematics& at);
+  // The weld frame of a patch at `at` (anchors at the mean point, z along the normal).
+  void make_patch_weld(const FrictionPatch& patch, const PatchKinematics& at, Joint& weld) const;
+  // The spin of the patch's child relative to its parent about n_W, rad/s.
+  double patch_spin(const FrictionPatch& patch, const Vec3& n_W) const;
+  // The spin part of update_friction_patches: new and stopped spins stick on trial.
+  void update_patch_spins(const std::vector<PatchKinematics>& at);
   void set_slide_anchor(FrictionPatch& patch, const PatchKinematics& at) const;
   void compute_friction_crossings(double t, const double* x, double& z_slip, double& z_stick);
   // At every restart: patches whose contacts ended come apart; new and stopped ones stick if the
@@ -313,8 +335,14 @@ class MultibodySystem final : public HybridSystem {
   void update_friction_patches(double t, VectorRef x, EventOutcome& outcome,
                                bool break_away_root = false);
   EventRecord patch_record(int patch, bool stick, double t, const PatchForce& force,
-                           const PatchKinematics& at) const;
+                           const PatchKinematics& at, bool spin = false) const;
   static constexpr std::size_t kPatchDiscreteSize = 31;  // mode, 3 vectors, weld's 7
+  // With torsional stick, per patch also: spin mode, sign, spin normal, the spin weld's 7.
+  static constexpr std::size_t kSpinDiscreteSize = 26;
+  std::size_t patch_discrete_size() const {
+    return kPatchDiscreteSize + (spin_rows_ ? kSpinDiscreteSize : 0);
+  }
+  bool spin_rows_ = false;  // some patch has torsional stick: a spin row per patch
 
   const Model& model_;
   ContactHandler contacts_;

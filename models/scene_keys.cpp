@@ -111,7 +111,7 @@ constexpr SceneKey kSceneKeys[] = {
      "compliance times the points of the same shape pair (Gazebo)"},
     {"contact_materials[].friction", "cone", "bool", "true", "cone; false: pyramid on t1, t2"},
     {"contact_materials[].friction", "torsional_stick", "bool", "false",
-     "stick_slip: hold the spin too (not supported yet: true is refused)"},
+     "stick_slip: the spin about the normal sticks and slips too (limit: torsional_friction)"},
     {"contact_materials[].friction", "rolling_stick", "bool", "false",
      "stick_slip: hold the rolling too (not supported yet: true is refused)"},
     {"bodies[]", "name", "string", "required", "unique body name"},

@@ -249,6 +249,28 @@ TEST_CASE("checkpoint: stick-slip patches carry on after the resume, sticking an
   }
 }
 
+TEST_CASE("checkpoint: a spin held by torsional stick is still held after the resume") {
+  // A sphere spinning in place (the catalog's torsional_stick_top): its spin stops
+  // and sticks at 0.2039 s; a twist rising at 1 N m/s from 0.3 s breaks it away when it reaches
+  // mu_t R m g = 0.04905 N m, at 0.34905 s. Checkpointed at 0.25 s while held, the resumed run
+  // must break away at that instant (1e-9 s); a spin row lost at the resume would turn at once.
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "top.json").string();
+  run_with_checkpoints("torsional_stick_top", 0.25, checkpoint, dir);
+  REQUIRE(run_cli(fmt::format("run torsional_stick_top --quiet --resume {} --events {}", checkpoint,
+                              (dir / "resumed.jsonl").string()),
+                  dir)
+              .status == 0);
+  const std::vector<nlohmann::json> events = read_events(dir / "resumed.jsonl");
+  std::vector<nlohmann::json> switches;
+  for (const nlohmann::json& event : events) {
+    if (event["kind"] == "stick" || event["kind"] == "slip") switches.push_back(event);
+  }
+  REQUIRE(switches.size() == 1);
+  CHECK(switches[0]["kind"] == "slip");
+  CHECK(std::abs(switches[0]["t"].get<double>() - 0.34905) < 1e-9);
+}
+
 TEST_CASE("checkpoint: a version 1 file (one point per pair) is read as one point per pair") {
   // The demo ball resting on the plate at 3 s, its checkpoint written back in the first layout:
   // `contact_pairs` with the two shapes, v_pre and d_res. The resumed run keeps the contact (no
