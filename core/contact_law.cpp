@@ -148,11 +148,12 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
         result.tau_B_W -= law.rolling_resistance * lever /
                           regularize_speed(w_tangent.norm(), law.w_small) * w_tangent;
       }
-      if (law.torsional_friction > 0.0 && !kinematics.spin_sticking) {
-        const double sense = kinematics.spin_direction != 0.0
-                                 ? kinematics.spin_direction
-                                 : spin / regularize_speed(std::abs(spin), law.w_small);
-        result.tau_B_W -= law.torsional_friction * lever * sense * n;
+      if (law.torsional_friction > 0.0 && kinematics.spin_direction != 0.0) {
+        // Torsional stick, turning: unregularised against the sense of the last event.
+        result.tau_B_W -= law.torsional_friction * lever * kinematics.spin_direction * n;
+      } else if (law.torsional_friction > 0.0 && !kinematics.spin_sticking) {
+        result.tau_B_W -= law.torsional_friction * lever * spin /
+                          regularize_speed(std::abs(spin), law.w_small) * n;
       }
     }
   }

@@ -101,7 +101,8 @@ FrictionParameters read_friction(MapReader& parent) {
     reader.fail("slip_compliance", "belongs to model: slip_compliance");
   }
   if (friction.model == FrictionModel::stick_slip) {
-    // A stick-slip contact is isotropic (one coefficient pair) and sticks by translation only.
+    // A stick-slip contact is isotropic (one coefficient pair); it sticks by translation and,
+    // with torsional_stick, by its spin about the normal.
     if (friction.mu2 >= 0.0) reader.fail("mu2", "model stick_slip is isotropic (no mu2)");
     if (!reader.boolean("cone", true)) reader.fail("cone", "model stick_slip is a cone");
     friction.torsional_stick = reader.boolean("torsional_stick", false);
@@ -195,6 +196,10 @@ void read_contact_materials(MapReader& root, Model& model) {
     cm.torsional_friction = reader.non_negative("torsional_friction", 0.0);
     cm.w_small = reader.positive("w_small", 0.01);
     cm.merged_rolling_torque = reader.boolean("merged_rolling_torque", false);
+    if (cm.friction.torsional_stick && !(cm.torsional_friction > 0.0)) {
+      reader.fail("torsional_friction",
+                  "must be positive with friction.torsional_stick (it gives the spin's limit)");
+    }
     if (cm.merged_rolling_torque && cm.friction.torsional_stick) {
       reader.fail("merged_rolling_torque",
                   "does not combine with friction.torsional_stick (the merged torque acts on the "

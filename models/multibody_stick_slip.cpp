@@ -2,7 +2,8 @@
 // slip are discrete states like the contact set (design.md §4b): they change only at restarts,
 // each switch is a logged event, and a sticking patch is held by two constraint rows of the joint
 // machinery (core/joint_constraints.hpp: evaluate_weld_rows), with Baumgarte stabilisation on the
-// ODE solvers and as algebraic rows on IDA.
+// ODE solvers and as algebraic rows on IDA. With torsional_stick the spin about the patch normal
+// is a second such state, held by one rotation row.
 //
 // Why one patch per pair of bodies and not per contact point: a rigid body touching at several
 // points (a box on its four corners) has a statically indeterminate split of the tangential load
@@ -36,7 +37,8 @@ std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patch
       [](const ContactMaterial& cm) { return cm.friction.model == FrictionModel::stick_slip; });
   if (!any) return {};
   std::vector<std::pair<int, int>> bodies;
-  std::vector<std::pair<int, int>> torsional;  // the pairs of bodies with torsional stick
+  // The pairs of bodies with and without torsional stick.
+  std::vector<std::pair<int, int>> torsional, turning;
   const int shapes = static_cast<int>(model.shapes.size());
   for (int a = 0; a < shapes; ++a) {
     for (int b = a + 1; b < shapes; ++b) {
@@ -55,7 +57,16 @@ std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patch
         }
       }
       bodies.emplace_back(std::min(body_a, body_b), std::max(body_a, body_b));
-      if (friction.torsional_stick) torsional.push_back(bodies.back());
+      (friction.torsional_stick ? torsional : turning).push_back(bodies.back());
+    }
+  }
+  // A patch's spin is one state for all its contacts: they must agree on torsional_stick.
+  for (const auto& pair : torsional) {
+    if (std::find(turning.begin(), turning.end(), pair) != turning.end()) {
+      throw InputError(fmt::format(
+          "contact materials: bodies {} and {} touch through pairs with and without "
+          "friction.torsional_stick; their spin is one state, so give all their pairs the same",
+          model.bodies[pair.first].name, model.bodies[pair.second].name));
     }
   }
   std::sort(bodies.begin(), bodies.end());
@@ -226,13 +237,13 @@ void MultibodySystem::compute_friction_crossings(double t, const double* x, doub
     for (std::size_t p = 0; p < patches_.size(); ++p) {
       if (patches_[p].mode == FrictionPatch::Mode::sticking) {
         const double value =
-            forces[p].tangential_W.norm() - (1.0 + kStaticLimitMargin) * forces[p].static_limit;
+            break_away_excess(forces[p].tangential_W.norm(), forces[p].static_limit);
         z_stick = std::max(z_stick, value);
       }
       if (patches_[p].spin == FrictionPatch::Mode::sticking) {
         const double value =
-            std::abs(forces[p].spin_torque) - (1.0 + kStaticLimitMargin) * forces[p].spin_limit;
-        z_stick = std::max(z_stick, value);  // N m among N: only the sign crosses
+            break_away_excess(std::abs(forces[p].spin_torque), forces[p].spin_limit);
+        z_stick = std::max(z_stick, value);
       }
     }
   }
@@ -247,6 +258,14 @@ void MultibodySystem::compute_friction_crossings(double t, const double* x, doub
     const Vec3 n_W = kinematics_[patch.parent].X_WB.rotation * patch.spin_normal_P;
     z_slip = std::min(z_slip, patch_spin(patch, n_W) * patch.spin_sign);  // rad/s among m/s
   }
+}
+
+double MultibodySystem::break_away_excess(double load, double limit) const {
+  const double excess = load - (1.0 + kStaticLimitMargin) * limit;
+  if (!spin_rows_) return excess;  // N
+  // Forces (N) and torques (N m) together: relative to the limit, so that they compare.
+  if (limit > 0.0) return excess / limit;
+  return load > 0.0 ? kInfinity : excess;
 }
 
 double MultibodySystem::patch_spin(const FrictionPatch& patch, const Vec3& n_W) const {
@@ -384,21 +403,21 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
   // violator slides, then the others are checked again with it sliding (each pass releases one,
   // so this ends). A patch at its limit (excess 0) slides: the root of z3 stands where the excess
   // is zero or just past it. At such a root, the patch (or spin) that stuck before with the
-  // largest excess relative to its limit breaks away even if the root left it a rounding below.
+  // largest excess breaks away even if the root left it a rounding below (measured as z3 does:
+  // in N, or relative to the limit when spins stick too: break_away_excess).
   for (std::size_t pass = 0; pass <= 2 * patches_.size(); ++pass) {
     solve_patch_forces(t, x.data(), forces);
     int worst = -1;
     bool worst_spin = false;
     double worst_excess = -kInfinity;
     const auto consider = [&](int p, bool spin, double load, double limit, bool was_sticking) {
-      const double excess = load - (1.0 + kStaticLimitMargin) * limit;
-      const double relative = limit > 0.0 ? excess / limit : (load > 0.0 ? kInfinity : -1.0);
+      const double excess = break_away_excess(load, limit);
       const bool at_root = pass == 0 && break_away_root && was_sticking;
       // A patch held by no force at all (zero load on zero normal force) stays.
-      if (load > 0.0 && (excess >= 0.0 || at_root) && relative > worst_excess) {
+      if (load > 0.0 && (excess >= 0.0 || at_root) && excess > worst_excess) {
         worst = p;
         worst_spin = spin;
-        worst_excess = relative;
+        worst_excess = excess;
       }
     };
     for (std::size_t p = 0; p < patches_.size(); ++p) {

@@ -499,6 +499,18 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
     }
     patch.spin = static_cast<FrictionPatch::Mode>(static_cast<int>(e[0]));
     patch.spin_sign = e[1];
+    if (patch.spin == FrictionPatch::Mode::sliding && std::abs(patch.spin_sign) != 1.0) {
+      throw InputError(
+          fmt::format("checkpoint: friction patch {} has spin sense {} (must be 1 "
+                      "or -1 while it turns)",
+                      p, patch.spin_sign));
+    }
+    if (!patch.torsional && patch.spin != FrictionPatch::Mode::apart) {
+      throw InputError(
+          fmt::format("checkpoint: friction patch {} has no torsional stick but a "
+                      "spin mode {}",
+                      p, e[0]));
+    }
     patch.spin_normal_P = Vec3(e[2], e[3], e[4]);
     Joint& s = patch.spin_weld;
     s.type = JointType::fixed;

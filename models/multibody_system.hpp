@@ -209,8 +209,8 @@ class MultibodySystem final : public HybridSystem {
   static constexpr double kStickSpeed = 1e-9;
   // The same for a spin (rad/s).
   static constexpr double kStickSpin = 1e-9;
-  // More candidate patches than this are refused (each takes two constraint rows, inert while
-  // it does not stick, in every evaluation).
+  // More candidate patches than this are refused (each takes two constraint rows, three with
+  // torsional stick, inert while it does not stick, in every evaluation).
   static constexpr std::size_t kMaxFrictionPatches = 500;
 
   // Contact kinematics for controllers (core/contact_jacobian.hpp): nv = 6 per free body.
@@ -323,6 +323,9 @@ class MultibodySystem final : public HybridSystem {
   void set_spin_weld(int patch, bool on, const PatchKinematics& at);
   // The weld frame of a patch at `at` (anchors at the mean point, z along the normal).
   void make_patch_weld(const FrictionPatch& patch, const PatchKinematics& at, Joint& weld) const;
+  // z3's measure of a sticking load against its limit: load - (1 + margin) limit (N), or that
+  // over the limit when some patch has spin rows (forces and torques compared).
+  double break_away_excess(double load, double limit) const;
   // The spin of the patch's child relative to its parent about n_W, rad/s.
   double patch_spin(const FrictionPatch& patch, const Vec3& n_W) const;
   // The spin part of update_friction_patches: new and stopped spins stick on trial.

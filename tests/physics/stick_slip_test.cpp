@@ -348,7 +348,12 @@ bodies:
     return text;
   };
   CHECK_NOTHROW(load_scene_text(with("cone: true"), "ok.yaml"));
-  CHECK_NOTHROW(load_scene_text(with("torsional_stick: true"), "ok.yaml"));
+  // Torsional stick needs the torsional friction that gives the spin's limit.
+  CHECK_THROWS_WITH_AS(load_scene_text(with("torsional_stick: true"), "s.yaml"),
+                       doctest::Contains("torsional_friction"), InputError);
+  std::string spin = with("torsional_stick: true");
+  spin.replace(spin.find("    friction:"), 0, "    torsional_friction: 0.1\n");
+  CHECK_NOTHROW(load_scene_text(spin, "ok.yaml"));
   CHECK_THROWS_WITH_AS(load_scene_text(with("rolling_stick: true"), "s.yaml"),
                        doctest::Contains("rolling_stick"), InputError);
   CHECK_THROWS_WITH_AS(load_scene_text(with("mu2: 0.2"), "s.yaml"), doctest::Contains("mu2"),
