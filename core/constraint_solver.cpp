@@ -160,7 +160,8 @@ ConstraintSolver::ConstraintSolver(const Model& model, std::span<const Bilateral
       lambda_(Eigen::VectorXd::Zero(row_count_)),
       commands_(model.joints.size()),
       welds_(switched_.size()),
-      weld_active_(switched_.size(), 0) {
+      weld_active_(switched_.size(), 0),
+      velocity_only_(switched_.size(), 0) {
   for_each_lower_term(body_rows_, [&](std::size_t, const RowBody& i, const RowBody& k) {
     assembly_slots_.push_back(matrix_.slot(i.row, k.row));
   });
@@ -190,7 +191,10 @@ void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
       evaluate_weld_rows(welds_[c], kinematics[contact.body_a], kinematics[contact.body_b],
                          weld_rows_.data());
       for (int k = 0; k < 6; ++k) {
-        if (contact.directions[k]) rows_[row++] = weld_rows_[k];
+        if (!contact.directions[k]) continue;
+        rows_[row] = weld_rows_[k];
+        if (velocity_only_[c] != 0) rows_[row].position_error = 0.0;
+        ++row;
       }
     } else {
       // An inactive row: no Jacobian and no error; assemble() gives it a diagonal of its own, so
@@ -332,8 +336,9 @@ void ConstraintSolver::compute_correction(double ConstraintRow::*error) {
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, delta_);
 }
 
-void ConstraintSolver::set_bilateral(int contact, const Joint* weld) {
+void ConstraintSolver::set_bilateral(int contact, const Joint* weld, bool velocity_only) {
   weld_active_.at(static_cast<std::size_t>(contact)) = weld != nullptr ? 1 : 0;
+  velocity_only_[static_cast<std::size_t>(contact)] = velocity_only ? 1 : 0;
   if (weld != nullptr) welds_[static_cast<std::size_t>(contact)] = *weld;
 }
 

@@ -74,8 +74,10 @@ class ConstraintSolver {
   // Switches switched weld `contact` (Model::bilateral_contacts index, then the sticking ones) on
   // with this weld frame (core/joint_constraints.hpp: evaluate_weld_rows; the parent is its
   // body_a), or off (nullptr): its rows then have zero multipliers. Redundancy may change: call
-  // detect_redundancy after the next evaluate or project.
-  void set_bilateral(int contact, const Joint* weld);
+  // detect_redundancy after the next evaluate or project. velocity_only: the rows hold the
+  // relative velocity only (their position error is taken as zero): a rolling contact's, whose
+  // weld the caller re-anchors at the moving contact point before every evaluate.
+  void set_bilateral(int contact, const Joint* weld, bool velocity_only = false);
   bool bilateral_active(int contact) const { return weld_active_[contact] != 0; }
   // The first row of joint j (j < joints) or of bilateral contact j - joints.
   int first_row(int constraint) const { return first_row_[constraint]; }
@@ -136,6 +138,7 @@ class ConstraintSolver {
   std::vector<int> diagonal_slots_;     // per row: the slot of A_ii
   std::vector<Joint> welds_;            // per bilateral contact: its frame while on
   std::vector<char> weld_active_;       // per bilateral contact
+  std::vector<char> velocity_only_;     // per bilateral contact: set_bilateral's velocity_only
   std::vector<double> inert_diagonal_;  // per bilateral contact: A_ii of its rows while off, 1/kg
   std::array<ConstraintRow, 6> weld_rows_;
 };

@@ -143,7 +143,10 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
           law.rolling_resistance * lever * w_rel / regularize_speed(w_rel.norm(), law.w_small);
     } else {
       const double spin = w_rel.dot(n);
-      if (law.rolling_resistance > 0.0) {
+      if (law.rolling_resistance > 0.0 && !kinematics.rolling_direction_W.isZero()) {
+        // Rolling stick, rolling on: unregularised against the rolling direction.
+        result.tau_B_W -= law.rolling_resistance * lever * kinematics.rolling_direction_W;
+      } else if (law.rolling_resistance > 0.0 && !kinematics.rolling_sticking) {
         const Vec3 w_tangent = w_rel - spin * n;
         result.tau_B_W -= law.rolling_resistance * lever /
                           regularize_speed(w_tangent.norm(), law.w_small) * w_tangent;

@@ -81,6 +81,11 @@ struct ContactKinematics {
   // torsional friction opposes unregularised (0: the law's own regularised torque).
   bool spin_sticking = false;
   double spin_direction = 0.0;
+  // With rolling_stick: whether the patch's rolling sticks (no rolling torque from the law), and
+  // else the unit direction of the relative rotation's tangential part that the rolling
+  // resistance opposes unregularised (compute_kinetic_friction_direction; zero: the law's own).
+  bool rolling_sticking = false;
+  Vec3 rolling_direction_W = Vec3::Zero();
 };
 
 // The contact law's output for one contact, world frame; zero for an observer pair.

@@ -35,6 +35,10 @@ struct FrictionParameters {
   // stick_slip: the spin about the normal sticks too (a constraint row, the torsional friction's
   // mu_tor r_geo f_n its limit), and slides with the unregularised torque while it turns.
   bool torsional_stick = false;
+  // stick_slip: the rolling (the relative rotation about the tangents) sticks too (two rotation
+  // rows, the rolling resistance's mu_r r_geo f_n its limit), and rolls on with the unregularised
+  // torque against the rolling direction of the last event.
+  bool rolling_stick = false;
 
   // The coefficient of the pyramid's direction t2: mu2, or mu_kinetic when mu2 < 0.
   double mu_second() const { return mu2 >= 0.0 ? mu2 : mu_kinetic; }

@@ -102,15 +102,11 @@ FrictionParameters read_friction(MapReader& parent) {
   }
   if (friction.model == FrictionModel::stick_slip) {
     // A stick-slip contact is isotropic (one coefficient pair); it sticks by translation and,
-    // with torsional_stick, by its spin about the normal.
+    // with torsional_stick, by its spin about the normal, with rolling_stick by its rolling.
     if (friction.mu2 >= 0.0) reader.fail("mu2", "model stick_slip is isotropic (no mu2)");
     if (!reader.boolean("cone", true)) reader.fail("cone", "model stick_slip is a cone");
     friction.torsional_stick = reader.boolean("torsional_stick", false);
-    if (reader.boolean("rolling_stick", false)) {
-      reader.fail("rolling_stick",
-                  "is not supported yet: a sticking contact holds translation and, with "
-                  "torsional_stick, spin (docs/physics.md, \"True stiction\")");
-    }
+    friction.rolling_stick = reader.boolean("rolling_stick", false);
   } else {
     for (const char* key : {"torsional_stick", "rolling_stick"}) {
       if (reader.has(key)) reader.fail(key, "belongs to model: stick_slip");
@@ -199,6 +195,15 @@ void read_contact_materials(MapReader& root, Model& model) {
     if (cm.friction.torsional_stick && !(cm.torsional_friction > 0.0)) {
       reader.fail("torsional_friction",
                   "must be positive with friction.torsional_stick (it gives the spin's limit)");
+    }
+    if (cm.friction.rolling_stick && !(cm.rolling_resistance > 0.0)) {
+      reader.fail("rolling_resistance",
+                  "must be positive with friction.rolling_stick (it gives the rolling's limit)");
+    }
+    if (cm.merged_rolling_torque && cm.friction.rolling_stick) {
+      reader.fail("merged_rolling_torque",
+                  "does not combine with friction.rolling_stick (the merged torque acts on the "
+                  "rolling that the stick holds)");
     }
     if (cm.merged_rolling_torque && cm.friction.torsional_stick) {
       reader.fail("merged_rolling_torque",

@@ -3,7 +3,8 @@
 // each switch is a logged event, and a sticking patch is held by two constraint rows of the joint
 // machinery (core/joint_constraints.hpp: evaluate_weld_rows), with Baumgarte stabilisation on the
 // ODE solvers and as algebraic rows on IDA. With torsional_stick the spin about the patch normal
-// is a second such state, held by one rotation row.
+// is a second such state, held by one rotation row; with rolling_stick the rolling (the relative
+// rotation about the tangents) a third, held by two.
 //
 // Why one patch per pair of bodies and not per contact point: a rigid body touching at several
 // points (a box on its four corners) has a statically indeterminate split of the tangential load
@@ -37,8 +38,8 @@ std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patch
       [](const ContactMaterial& cm) { return cm.friction.model == FrictionModel::stick_slip; });
   if (!any) return {};
   std::vector<std::pair<int, int>> bodies;
-  // The pairs of bodies with and without torsional stick.
-  std::vector<std::pair<int, int>> torsional, turning;
+  // The pairs of bodies with and without torsional stick, and with and without rolling stick.
+  std::vector<std::pair<int, int>> torsional, turning, rolling, free_rolling;
   const int shapes = static_cast<int>(model.shapes.size());
   for (int a = 0; a < shapes; ++a) {
     for (int b = a + 1; b < shapes; ++b) {
@@ -58,17 +59,22 @@ std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patch
       }
       bodies.emplace_back(std::min(body_a, body_b), std::max(body_a, body_b));
       (friction.torsional_stick ? torsional : turning).push_back(bodies.back());
+      (friction.rolling_stick ? rolling : free_rolling).push_back(bodies.back());
     }
   }
-  // A patch's spin is one state for all its contacts: they must agree on torsional_stick.
-  for (const auto& pair : torsional) {
-    if (std::find(turning.begin(), turning.end(), pair) != turning.end()) {
-      throw InputError(fmt::format(
-          "contact materials: bodies {} and {} touch through pairs with and without "
-          "friction.torsional_stick; their spin is one state, so give all their pairs the same",
-          model.bodies[pair.first].name, model.bodies[pair.second].name));
+  // A patch's spin (rolling) is one state for all its contacts: they must agree on the option.
+  const auto check_agreement = [&](const auto& with, const auto& without, const char* key,
+                                   const char* what) {
+    for (const auto& pair : with) {
+      if (std::find(without.begin(), without.end(), pair) == without.end()) continue;
+      throw InputError(
+          fmt::format("contact materials: bodies {} and {} touch through pairs with and without "
+                      "friction.{}; their {} is one state, so give all their pairs the same",
+                      model.bodies[pair.first].name, model.bodies[pair.second].name, key, what));
     }
-  }
+  };
+  check_agreement(torsional, turning, "torsional_stick", "spin");
+  check_agreement(rolling, free_rolling, "rolling_stick", "rolling");
   std::sort(bodies.begin(), bodies.end());
   bodies.erase(std::unique(bodies.begin(), bodies.end()), bodies.end());
   if (bodies.size() > kMaxFrictionPatches) {
@@ -83,6 +89,7 @@ std::vector<MultibodySystem::FrictionPatch> MultibodySystem::find_friction_patch
     patches[p].child = bodies[p].second;
     patches[p].torsional =
         std::find(torsional.begin(), torsional.end(), bodies[p]) != torsional.end();
+    patches[p].rolling = std::find(rolling.begin(), rolling.end(), bodies[p]) != rolling.end();
   }
   return patches;
 }
@@ -102,6 +109,15 @@ std::vector<BilateralContact> MultibodySystem::patch_rows(std::span<const Fricti
     BilateralContact row = rows[p];
     row.name = fmt::format("spin {}", p);
     row.directions = {false, false, false, false, false, true};  // rotation about the normal
+    rows.push_back(row);
+  }
+  // With rolling stick anywhere, two rolling rows per patch after those (inert unless it sticks).
+  const bool roll = std::any_of(patches.begin(), patches.end(),
+                                [](const FrictionPatch& patch) { return patch.rolling; });
+  for (std::size_t p = 0; roll && p < patches.size(); ++p) {
+    BilateralContact row = rows[p];
+    row.name = fmt::format("roll {}", p);
+    row.directions = {false, false, false, true, true, false};  // rotation about the tangents
     rows.push_back(row);
   }
   return rows;
@@ -129,10 +145,11 @@ void MultibodySystem::reset_patch_sums() {
     patch.normal_force = 0.0;
     patch.static_limit = 0.0;
     patch.spin_limit = 0.0;
+    patch.roll_limit = 0.0;
     patch.point_sum_W.setZero();
     patch.normal_sum_W.setZero();
     patch.friction_direction_W.setZero();
-    if (patch.mode != FrictionPatch::Mode::sliding) continue;
+    if (patch.mode != FrictionPatch::Mode::sliding || patch.rolls) continue;
     const Vec3 d_W = kinematics_[patch.parent].X_WB.rotation * patch.slip_direction_P;
     patch.friction_direction_W = compute_kinetic_friction_direction(sliding_patch_slip(patch), d_W);
   }
@@ -164,7 +181,8 @@ void MultibodySystem::solve_patch_forces(double t, const double* x, std::span<Pa
   compute_wrenches(t, x);  // also the patches' sums
   evaluate_constraints();
   constraints_.solve_accelerations(model_.simulation.constraint_stabilization, nu_dot_);
-  const int first = static_cast<int>(model_.joints.size() + model_.bilateral_contacts.size());
+  const int joints = static_cast<int>(model_.joints.size());
+  const int first = joints + static_cast<int>(model_.bilateral_contacts.size());
   for (std::size_t p = 0; p < patches_.size(); ++p) {
     const FrictionPatch& patch = patches_[p];
     PatchForce& force = forces[p];
@@ -177,9 +195,15 @@ void MultibodySystem::solve_patch_forces(double t, const double* x, std::span<Pa
     force.spin_limit = patch.spin_limit;
     force.spin_torque = 0.0;
     if (patch.spin == FrictionPatch::Mode::sticking) {
-      const int row = constraints_.first_row(first + static_cast<int>(patches_.size() + p));
+      const int row = constraints_.first_row(joints + spin_slot(static_cast<int>(p)));
       const Vec3 n_W = kinematics_[patch.parent].X_WB.rotation * patch.spin_normal_P;
       force.spin_torque = constraints_.wrench_on_child(row, 1).tail<3>().dot(n_W);
+    }
+    force.roll_limit = patch.roll_limit;
+    force.roll_torque_W.setZero();
+    if (patch.roll == FrictionPatch::Mode::sticking) {
+      const int row = constraints_.first_row(joints + roll_slot(static_cast<int>(p)));
+      force.roll_torque_W = constraints_.wrench_on_child(row, 2).tail<3>();
     }
   }
 }
@@ -196,7 +220,8 @@ std::vector<ContactResult> MultibodySystem::compute_contact_results(double t, Co
   const bool any_sticking =
       std::any_of(patches_.begin(), patches_.end(), [](const FrictionPatch& patch) {
         return patch.mode == FrictionPatch::Mode::sticking ||
-               patch.spin == FrictionPatch::Mode::sticking;
+               patch.spin == FrictionPatch::Mode::sticking ||
+               patch.roll == FrictionPatch::Mode::sticking;
       });
   if (!any_sticking) return results;
   const std::vector<PatchForce> forces = compute_patch_forces(t, x);
@@ -215,6 +240,8 @@ std::vector<ContactResult> MultibodySystem::compute_contact_results(double t, Co
       r.torque_on_B_W += sign * std::max(r.normal_force, 0.0) / forces[p].normal_force *
                          forces[p].spin_torque * n_W;
     }
+    r.torque_on_B_W +=  // zero unless the rolling sticks
+        sign * std::max(r.normal_force, 0.0) / forces[p].normal_force * forces[p].roll_torque_W;
   }
   return results;
 }
@@ -229,8 +256,13 @@ void MultibodySystem::compute_friction_crossings(double t, const double* x, doub
   bool any_sticking = false;
   for (const FrictionPatch& patch : patches_) {
     any_sticking = any_sticking || patch.mode == FrictionPatch::Mode::sticking ||
-                   patch.spin == FrictionPatch::Mode::sticking;
+                   patch.spin == FrictionPatch::Mode::sticking ||
+                   patch.roll == FrictionPatch::Mode::sticking;
   }
+  const bool rolling_slide = std::any_of(patches_.begin(), patches_.end(), [](const auto& patch) {
+    return patch.rolls && patch.mode == FrictionPatch::Mode::sliding;
+  });
+  if (rolling_slide && !any_sticking) compute_wrenches(t, x);  // the points where they slip
   if (any_sticking) {
     std::vector<PatchForce>& forces = patch_forces_;
     solve_patch_forces(t, x, forces);
@@ -245,31 +277,58 @@ void MultibodySystem::compute_friction_crossings(double t, const double* x, doub
             break_away_excess(std::abs(forces[p].spin_torque), forces[p].spin_limit);
         z_stick = std::max(z_stick, value);
       }
+      if (patches_[p].roll == FrictionPatch::Mode::sticking) {
+        const double value =
+            break_away_excess(forces[p].roll_torque_W.norm(), forces[p].roll_limit);
+        z_stick = std::max(z_stick, value);
+      }
     }
   }
   // A sliding patch has contacts: one whose contacts ended came apart at that event.
   for (const FrictionPatch& patch : patches_) {
     if (patch.mode != FrictionPatch::Mode::sliding) continue;
     const Vec3 direction_W = kinematics_[patch.parent].X_WB.rotation * patch.slip_direction_P;
-    z_slip = std::min(z_slip, sliding_patch_slip(patch).dot(direction_W));
+    const Vec3 slip_W = patch.rolls ? patch_kinematics(patch).slip_W : sliding_patch_slip(patch);
+    z_slip = std::min(z_slip, slip_W.dot(direction_W));
   }
   for (const FrictionPatch& patch : patches_) {
     if (patch.spin != FrictionPatch::Mode::sliding) continue;
     const Vec3 n_W = kinematics_[patch.parent].X_WB.rotation * patch.spin_normal_P;
     z_slip = std::min(z_slip, patch_spin(patch, n_W) * patch.spin_sign);  // rad/s among m/s
   }
+  for (const FrictionPatch& patch : patches_) {
+    if (patch.roll != FrictionPatch::Mode::sliding) continue;
+    const Vec3 d_W = kinematics_[patch.parent].X_WB.rotation * patch.roll_direction_P;
+    z_slip = std::min(
+        z_slip,
+        (kinematics_[patch.child].w_WB_W - kinematics_[patch.parent].w_WB_W).dot(d_W));  // rad/s
+  }
 }
 
 double MultibodySystem::break_away_excess(double load, double limit) const {
   const double excess = load - (1.0 + kStaticLimitMargin) * limit;
-  if (!spin_rows_) return excess;  // N
+  if (!spin_rows_ && !roll_rows_) return excess;  // N
   // Forces (N) and torques (N m) together: relative to the limit, so that they compare.
-  if (limit > 0.0) return excess / limit;
-  return load > 0.0 ? kInfinity : excess;
+  // Without a limit (no normal force) only the sign tells, and it stays finite for the root finder.
+  return limit > 0.0 ? excess / limit : excess;
 }
 
 double MultibodySystem::patch_spin(const FrictionPatch& patch, const Vec3& n_W) const {
   return (kinematics_[patch.child].w_WB_W - kinematics_[patch.parent].w_WB_W).dot(n_W);
+}
+
+Vec3 MultibodySystem::patch_rolling(const FrictionPatch& patch, const Vec3& n_W) const {
+  const Vec3 w_rel_W = kinematics_[patch.child].w_WB_W - kinematics_[patch.parent].w_WB_W;
+  return w_rel_W - w_rel_W.dot(n_W) * n_W;
+}
+
+int MultibodySystem::spin_slot(int p) const {
+  return static_cast<int>(model_.bilateral_contacts.size() + patches_.size()) + p;
+}
+
+int MultibodySystem::roll_slot(int p) const {
+  const std::size_t before = (spin_rows_ ? 2 : 1) * patches_.size();
+  return static_cast<int>(model_.bilateral_contacts.size() + before) + p;
 }
 
 void MultibodySystem::set_slide_anchor(FrictionPatch& patch, const PatchKinematics& at) const {
@@ -287,12 +346,45 @@ void MultibodySystem::set_patch_weld(int p, bool on, const PatchKinematics& at) 
     return;
   }
   make_patch_weld(patch, at, patch.weld);
-  constraints_.set_bilateral(slot, &patch.weld);
+  constraints_.set_bilateral(slot, &patch.weld, patch.rolls);
+}
+
+void MultibodySystem::reanchor_rolling_welds() {
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    FrictionPatch& patch = patches_[p];
+    if (!patch.rolls || patch.mode != FrictionPatch::Mode::sticking || patch.points == 0) continue;
+    make_patch_weld(patch, patch_kinematics(patch), patch.weld);
+    const int slot = static_cast<int>(model_.bilateral_contacts.size() + p);
+    constraints_.set_bilateral(slot, &patch.weld, true);
+  }
+}
+
+void MultibodySystem::classify_rolling_patches() {
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    FrictionPatch& patch = patches_[p];
+    const bool rolls = patch.points > 0 && patch.points <= kRollingPatchPoints &&
+                       patch.roll != FrictionPatch::Mode::sticking;
+    const bool changed = rolls != patch.rolls;
+    patch.rolls = rolls;
+    if (changed && patch.mode == FrictionPatch::Mode::sticking) {
+      set_patch_weld(static_cast<int>(p), true, patch_kinematics(patch));
+    }
+  }
+}
+
+void MultibodySystem::set_roll_weld(int p, bool on, const PatchKinematics& at) {
+  FrictionPatch& patch = patches_[p];
+  if (!on) {
+    constraints_.set_bilateral(roll_slot(p), nullptr);
+    return;
+  }
+  make_patch_weld(patch, at, patch.roll_weld);
+  constraints_.set_bilateral(roll_slot(p), &patch.roll_weld);
 }
 
 void MultibodySystem::set_spin_weld(int p, bool on, const PatchKinematics& at) {
   FrictionPatch& patch = patches_[p];
-  const int slot = static_cast<int>(model_.bilateral_contacts.size() + patches_.size()) + p;
+  const int slot = spin_slot(p);
   if (!on) {
     constraints_.set_bilateral(slot, nullptr);
     return;
@@ -323,7 +415,7 @@ void MultibodySystem::make_patch_weld(const FrictionPatch& patch, const PatchKin
 }
 
 EventRecord MultibodySystem::patch_record(int p, bool stick, double t, const PatchForce& force,
-                                          const PatchKinematics& at, bool spin) const {
+                                          const PatchKinematics& at, PatchPart part) const {
   const FrictionPatch& patch = patches_[p];
   EventRecord record;
   record.t = t;
@@ -337,7 +429,14 @@ EventRecord MultibodySystem::patch_record(int p, bool stick, double t, const Pat
   record.description =
       fmt::format("{} {} on {}: |f_t| = {:.9g} N, mu_s f_n = {:.9g} N", stick ? "stick" : "slip",
                   record.pair_b, record.pair_a, record.tangential_force, force.static_limit);
-  if (spin) {
+  if (part == PatchPart::rolling) {
+    // The rolling of the patch: the torque about the tangents in the description.
+    record.tangential_force = kNaN;
+    record.description = fmt::format("{} roll {} on {}: |tau_t| = {:.9g} N m, limit {:.9g} N m",
+                                     stick ? "stick" : "slip", record.pair_b, record.pair_a,
+                                     force.roll_torque_W.norm(), force.roll_limit);
+  }
+  if (part == PatchPart::spin) {
     // The spin of the patch: the torque about the normal in the description, no tangential force.
     record.tangential_force = kNaN;
     record.description = fmt::format("{} spin {} on {}: |tau_n| = {:.9g} N m, limit {:.9g} N m",
@@ -364,26 +463,49 @@ void MultibodySystem::update_patch_spins(const std::vector<PatchKinematics>& at)
   }
 }
 
+void MultibodySystem::update_patch_rolls(const std::vector<PatchKinematics>& at) {
+  using Mode = FrictionPatch::Mode;
+  for (std::size_t p = 0; p < patches_.size(); ++p) {
+    FrictionPatch& patch = patches_[p];
+    if (!patch.rolling || patch.points == 0 || patch.roll == Mode::sticking) continue;
+    const Vec3 rolling_W = patch_rolling(patch, at[p].normal_W);
+    const double rate = rolling_W.norm();
+    if (rate > kStickSpin) {
+      patch.roll = Mode::sliding;  // rolling on (a new contact, or a rolling that turned)
+      patch.roll_direction_P =
+          kinematics_[patch.parent].X_WB.rotation.transpose() * (rolling_W / rate);
+    } else {
+      patch.roll = Mode::sticking;  // a candidate, as for translation
+      set_roll_weld(static_cast<int>(p), true, at[p]);
+    }
+  }
+}
+
 void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcome& outcome,
                                               bool break_away_root) {
   if (patches_.empty()) return;
   using Mode = FrictionPatch::Mode;
   std::vector<Mode> before(patches_.size());
   std::vector<Mode> before_spin(patches_.size());
+  std::vector<Mode> before_roll(patches_.size());
   std::vector<PatchKinematics> at(patches_.size());
   std::vector<PatchForce> forces(patches_.size());
   compute_wrenches(t, x.data());  // the patches' points at x
+  classify_rolling_patches();
   for (std::size_t p = 0; p < patches_.size(); ++p) {
     FrictionPatch& patch = patches_[p];
     before[p] = patch.mode;
     before_spin[p] = patch.spin;
+    before_roll[p] = patch.roll;
     at[p] = patch_kinematics(patch);
     if (patch.points == 0) {
       // Its contacts ended (their contact_end records say so).
       if (patch.mode == Mode::sticking) set_patch_weld(static_cast<int>(p), false, at[p]);
       if (patch.spin == Mode::sticking) set_spin_weld(static_cast<int>(p), false, at[p]);
+      if (patch.roll == Mode::sticking) set_roll_weld(static_cast<int>(p), false, at[p]);
       patch.mode = Mode::apart;
       patch.spin = Mode::apart;
+      patch.roll = Mode::apart;
       continue;
     }
     const double slip_speed = at[p].slip_W.norm();
@@ -399,6 +521,7 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
     }
   }
   update_patch_spins(at);
+  update_patch_rolls(at);
   // The static cone (and the spin's limit), checked with every sticking patch held: the worst
   // violator slides, then the others are checked again with it sliding (each pass releases one,
   // so this ends). A patch at its limit (excess 0) slides: the root of z3 stands where the excess
@@ -408,38 +531,55 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
   for (std::size_t pass = 0; pass <= 2 * patches_.size(); ++pass) {
     solve_patch_forces(t, x.data(), forces);
     int worst = -1;
-    bool worst_spin = false;
+    PatchPart worst_part = PatchPart::translation;
     double worst_excess = -kInfinity;
-    const auto consider = [&](int p, bool spin, double load, double limit, bool was_sticking) {
+    const auto consider = [&](int p, PatchPart part, double load, double limit, bool was_sticking) {
       const double excess = break_away_excess(load, limit);
       const bool at_root = pass == 0 && break_away_root && was_sticking;
       // A patch held by no force at all (zero load on zero normal force) stays.
       if (load > 0.0 && (excess >= 0.0 || at_root) && excess > worst_excess) {
         worst = p;
-        worst_spin = spin;
+        worst_part = part;
         worst_excess = excess;
       }
     };
     for (std::size_t p = 0; p < patches_.size(); ++p) {
       const int i = static_cast<int>(p);
       if (patches_[p].mode == Mode::sticking) {
-        consider(i, false, forces[p].tangential_W.norm(), forces[p].static_limit,
+        consider(i, PatchPart::translation, forces[p].tangential_W.norm(), forces[p].static_limit,
                  before[p] == Mode::sticking);
       }
       if (patches_[p].spin == Mode::sticking) {
-        consider(i, true, std::abs(forces[p].spin_torque), forces[p].spin_limit,
+        consider(i, PatchPart::spin, std::abs(forces[p].spin_torque), forces[p].spin_limit,
                  before_spin[p] == Mode::sticking);
+      }
+      if (patches_[p].roll == Mode::sticking) {
+        consider(i, PatchPart::rolling, forces[p].roll_torque_W.norm(), forces[p].roll_limit,
+                 before_roll[p] == Mode::sticking);
       }
     }
     if (worst < 0) break;
     FrictionPatch& patch = patches_[worst];
-    if (worst_spin) {
+    if (worst_part == PatchPart::rolling) {
+      // It rolls the way the load turns it: against the torque that was holding it.
+      patch.roll_direction_P = kinematics_[patch.parent].X_WB.rotation.transpose() *
+                               -forces[worst].roll_torque_W.normalized();  // |tau| > 0 here
+      patch.roll = Mode::sliding;
+      set_roll_weld(worst, false, at[worst]);
+      if (before_roll[worst] == Mode::sticking) {
+        outcome.records.push_back(
+            patch_record(worst, false, t, forces[worst], at[worst], PatchPart::rolling));
+      }
+      continue;
+    }
+    if (worst_part == PatchPart::spin) {
       // It turns the way the load turns it: against the torque that was holding it.
       patch.spin_sign = forces[worst].spin_torque > 0.0 ? -1.0 : 1.0;
       patch.spin = Mode::sliding;
       set_spin_weld(worst, false, at[worst]);
       if (before_spin[worst] == Mode::sticking) {
-        outcome.records.push_back(patch_record(worst, false, t, forces[worst], at[worst], true));
+        outcome.records.push_back(
+            patch_record(worst, false, t, forces[worst], at[worst], PatchPart::spin));
       }
       continue;
     }
@@ -464,9 +604,19 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
     const bool spin_now = patches_[p].spin == Mode::sticking;
     if (spin_now != (before_spin[p] == Mode::sticking)) {
       switched = true;
-      if (spin_now) outcome.records.push_back(patch_record(i, true, t, forces[p], at[p], true));
+      if (spin_now) {
+        outcome.records.push_back(patch_record(i, true, t, forces[p], at[p], PatchPart::spin));
+      }
+    }
+    const bool roll_now = patches_[p].roll == Mode::sticking;
+    if (roll_now != (before_roll[p] == Mode::sticking)) {
+      switched = true;
+      if (roll_now) {
+        outcome.records.push_back(patch_record(i, true, t, forces[p], at[p], PatchPart::rolling));
+      }
     }
   }
+  classify_rolling_patches();  // a patch whose rolling stuck or broke away changes its hold
   if (!switched) return;
   // A patch that sticks captures the slip left at the event (below kStickSpeed): the projection's
   // mass-weighted velocity step; its anchor lies on the rows already.
@@ -476,6 +626,36 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
   constraints_.detect_redundancy();
   update_kinematics(x.data());
   outcome.state_changed = true;
+}
+
+void MultibodySystem::append_roll_state(const FrictionPatch& patch,
+                                        std::vector<double>& discrete) const {
+  if (!roll_rows_) return;
+  discrete.push_back(static_cast<double>(patch.roll));
+  discrete.insert(discrete.end(), patch.roll_direction_P.data(), patch.roll_direction_P.data() + 3);
+  append_weld_frame(patch.roll_weld, discrete);
+}
+
+void MultibodySystem::restore_roll_state(int p, const double* e) {
+  FrictionPatch& patch = patches_[p];
+  if (e[0] != 0.0 && e[0] != 1.0 && e[0] != 2.0) {
+    throw InputError(fmt::format("checkpoint: friction patch {} has rolling mode {}", p, e[0]));
+  }
+  patch.roll = static_cast<FrictionPatch::Mode>(static_cast<int>(e[0]));
+  if (!patch.rolling && patch.roll != FrictionPatch::Mode::apart) {
+    throw InputError(fmt::format(
+        "checkpoint: friction patch {} has no rolling stick but a rolling mode {}", p, e[0]));
+  }
+  patch.roll_direction_P = Vec3(e[1], e[2], e[3]);
+  if (patch.roll == FrictionPatch::Mode::sliding &&
+      std::abs(patch.roll_direction_P.norm() - 1.0) > 1e-9) {
+    throw InputError(fmt::format(
+        "checkpoint: friction patch {} has a rolling direction of length {} (must be 1)", p,
+        patch.roll_direction_P.norm()));
+  }
+  read_weld_frame(e + 4, patch.parent, patch.child, patch.roll_weld);
+  const bool sticking = patch.roll == FrictionPatch::Mode::sticking;
+  constraints_.set_bilateral(roll_slot(p), sticking ? &patch.roll_weld : nullptr);
 }
 
 }  // namespace hybridsim

@@ -70,6 +70,8 @@ MultibodySystem::MultibodySystem(const Model& model)
   }
   patch_forces_.resize(patches_.size());
   std::sort(patch_index_.begin(), patch_index_.end());
+  roll_rows_ = std::any_of(patches_.begin(), patches_.end(),
+                           [](const FrictionPatch& patch) { return patch.rolling; });
   spin_rows_ = std::any_of(patches_.begin(), patches_.end(),
                            [](const FrictionPatch& patch) { return patch.torsional; });
 }
@@ -196,9 +198,20 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
       patch_sign = sign;
       contact.sticking = patch->mode == FrictionPatch::Mode::sticking;
       contact.slip_direction_W = sign * patch->friction_direction_W;
+      if (patch->rolls && patch->mode == FrictionPatch::Mode::sliding) {
+        // Its points move over the child: each takes the force against its own slip.
+        const Vec3 d_W = kinematics_[patch->parent].X_WB.rotation * patch->slip_direction_P;
+        contact.slip_direction_W = compute_kinetic_friction_direction(contact.v_slip_W, sign * d_W);
+      }
       // w_rel . n_AB is the patch's spin whichever body is A (both change sign together).
       contact.spin_sticking = patch->spin == FrictionPatch::Mode::sticking;
       contact.spin_direction = patch->spin == FrictionPatch::Mode::sliding ? patch->spin_sign : 0.0;
+      contact.rolling_sticking = patch->roll == FrictionPatch::Mode::sticking;
+      if (patch->roll == FrictionPatch::Mode::sliding) {
+        const Vec3 d_W = kinematics_[patch->parent].X_WB.rotation * patch->roll_direction_P;
+        const Vec3 w_tangent = contact.w_rel_W - contact.w_rel_W.dot(n) * n;
+        contact.rolling_direction_W = compute_kinetic_friction_direction(w_tangent, sign * d_W);
+      }
     }
   }
   const ContactForce force = compute_contact_force(pair.law, pair.damping, contact);
@@ -208,6 +221,7 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
     patch->normal_force += f_press;
     patch->static_limit += pair.law.friction.mu_static * f_press;
     patch->spin_limit += pair.law.torsional_friction * pair.law.r_geo * f_press;
+    patch->roll_limit += pair.law.rolling_resistance * pair.law.r_geo * f_press;
     patch->point_sum_W += p_WC;
     patch->normal_sum_W += patch_sign * n;
   }
@@ -268,6 +282,7 @@ void MultibodySystem::add_contact_terms(int body, const ContactTerms& terms, boo
 }
 
 void MultibodySystem::evaluate_constraints() {
+  if (!patches_.empty()) reanchor_rolling_welds();
   for (int i : free_bodies_) {
     if (jointed_[i] != 0) {
       nu_dot_[i] = compute_body_acceleration(model_.bodies[i], kinematics_[i], wrenches_[i]);
@@ -357,6 +372,15 @@ EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossi
   for (const Body& body : model_.bodies) normalize_body_quaternion(body, x.data());
   set_prescribed_velocities(t, x.data());
   update_joint_commands(t);
+  // A rolling patch's weld was anchored at the last evaluation, maybe at a trial state: anchor it
+  // at x before the projection holds its velocity there.
+  const bool rolling_weld = std::any_of(patches_.begin(), patches_.end(), [](const auto& patch) {
+    return patch.rolls && patch.mode == FrictionPatch::Mode::sticking;
+  });
+  if (rolling_weld) {
+    compute_wrenches(t, x.data());
+    reanchor_rolling_welds();
+  }
   if (!constraints_.project(x.data(), model_.simulation.constraint_tolerance)) {
     throw SolverError(fmt::format(
         "t = {} s: the joint constraints could not be satisfied (largest position error {} after "
@@ -381,7 +405,9 @@ EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
     patches_[p].mode = FrictionPatch::Mode::apart;
     patches_[p].spin = FrictionPatch::Mode::apart;
     set_patch_weld(static_cast<int>(p), false, {});
+    patches_[p].roll = FrictionPatch::Mode::apart;
     if (spin_rows_) set_spin_weld(static_cast<int>(p), false, {});
+    if (roll_rows_) set_roll_weld(static_cast<int>(p), false, {});
   }
   EventOutcome outcome = rebuild_contacts(t0, "", x);  // projects x onto the joints first
   constraints_.detect_redundancy();
@@ -390,15 +416,31 @@ EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
   return outcome;
 }
 
+void MultibodySystem::append_weld_frame(const Joint& weld, std::vector<double>& discrete) {
+  for (const Vec3* v :
+       {&weld.p_PJ_P, &weld.p_CJ_C, &weld.axis_P, &weld.u_P, &weld.w_P, &weld.axis_C, &weld.u_C}) {
+    discrete.insert(discrete.end(), v->data(), v->data() + 3);
+  }
+}
+
+void MultibodySystem::read_weld_frame(const double* numbers, int parent, int child, Joint& weld) {
+  weld.type = JointType::fixed;
+  weld.parent = parent;
+  weld.child = child;
+  for (Vec3* v :
+       {&weld.p_PJ_P, &weld.p_CJ_C, &weld.axis_P, &weld.u_P, &weld.w_P, &weld.axis_C, &weld.u_C}) {
+    *v = Vec3(numbers[0], numbers[1], numbers[2]);
+    numbers += 3;
+  }
+}
+
 std::vector<double> MultibodySystem::discrete_state() const {
   // contactDict's numbers, then per bilateral contact whether it is on and its weld frame.
   std::vector<double> discrete = contacts_.stored_pairs();
   for (std::size_t c = 0; c < welds_.size(); ++c) {
     discrete.push_back(bilateral_on_[c]);
     const Joint& w = welds_[c];
-    for (const Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
-      discrete.insert(discrete.end(), v->data(), v->data() + 3);
-    }
+    append_weld_frame(w, discrete);
   }
   // Then per friction patch its mode, slip direction and weld frame.
   for (const FrictionPatch& patch : patches_) {
@@ -407,22 +449,19 @@ std::vector<double> MultibodySystem::discrete_state() const {
       discrete.insert(discrete.end(), v->data(), v->data() + 3);
     }
     const Joint& w = patch.weld;
-    for (const Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
-      discrete.insert(discrete.end(), v->data(), v->data() + 3);
-    }
+    append_weld_frame(w, discrete);
+    append_roll_state(patch, discrete);
     if (!spin_rows_) continue;
     discrete.push_back(static_cast<double>(patch.spin));
     discrete.push_back(patch.spin_sign);
     discrete.insert(discrete.end(), patch.spin_normal_P.data(), patch.spin_normal_P.data() + 3);
     const Joint& s = patch.spin_weld;
-    for (const Vec3* v : {&s.p_PJ_P, &s.p_CJ_C, &s.axis_P, &s.u_P, &s.w_P, &s.axis_C, &s.u_C}) {
-      discrete.insert(discrete.end(), v->data(), v->data() + 3);
-    }
+    append_weld_frame(s, discrete);
   }
   return discrete;
 }
 
-EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
+EventOutcome MultibodySystem::restore_discrete_state(double t0, VectorRef x,
                                                      std::span<const double> discrete) {
   // x is a state the run had after an event (unit quaternions, on the joints): taken as it is.
   contacts_.reset();
@@ -439,14 +478,8 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
   for (std::size_t c = 0; c < welds_.size(); ++c) {
     const double* d = discrete.data() + contact_numbers + kBilateralDiscreteSize * c;
     Joint& w = welds_[c];
-    w.type = JointType::fixed;
-    w.parent = model_.bilateral_contacts[c].body_a;
-    w.child = model_.bilateral_contacts[c].body_b;
-    int k = 1;
-    for (Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
-      *v = Vec3(d[k], d[k + 1], d[k + 2]);
-      k += 3;
-    }
+    read_weld_frame(d + 1, model_.bilateral_contacts[c].body_a, model_.bilateral_contacts[c].body_b,
+                    w);
     for (int i = 0; i < static_cast<int>(kBilateralDiscreteSize); ++i) {
       if (!std::isfinite(d[i])) {
         throw InputError(fmt::format("checkpoint: bilateral contact '{}' has a non-finite number",
@@ -481,19 +514,13 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
     patch.anchor_C = Vec3(d[4], d[5], d[6]);
     patch.normal_P = Vec3(d[7], d[8], d[9]);
     Joint& w = patch.weld;
-    w.type = JointType::fixed;
-    w.parent = patch.parent;
-    w.child = patch.child;
-    int k = 10;
-    for (Vec3* v : {&w.p_PJ_P, &w.p_CJ_C, &w.axis_P, &w.u_P, &w.w_P, &w.axis_C, &w.u_C}) {
-      *v = Vec3(d[k], d[k + 1], d[k + 2]);
-      k += 3;
-    }
+    read_weld_frame(d + 10, patch.parent, patch.child, w);
     const int slot = static_cast<int>(model_.bilateral_contacts.size() + p);
     const bool sticking = patch.mode == FrictionPatch::Mode::sticking;
     constraints_.set_bilateral(slot, sticking ? &w : nullptr);
+    if (roll_rows_) restore_roll_state(static_cast<int>(p), d + kPatchDiscreteSize);
     if (!spin_rows_) continue;
-    const double* e = d + kPatchDiscreteSize;
+    const double* e = d + kPatchDiscreteSize + (roll_rows_ ? kRollDiscreteSize : 0);
     if (e[0] != 0.0 && e[0] != 1.0 && e[0] != 2.0) {
       throw InputError(fmt::format("checkpoint: friction patch {} has spin mode {}", p, e[0]));
     }
@@ -513,17 +540,16 @@ EventOutcome MultibodySystem::restore_discrete_state(double /*t0*/, VectorRef x,
     }
     patch.spin_normal_P = Vec3(e[2], e[3], e[4]);
     Joint& s = patch.spin_weld;
-    s.type = JointType::fixed;
-    s.parent = patch.parent;
-    s.child = patch.child;
-    k = 5;
-    for (Vec3* v : {&s.p_PJ_P, &s.p_CJ_C, &s.axis_P, &s.u_P, &s.w_P, &s.axis_C, &s.u_C}) {
-      *v = Vec3(e[k], e[k + 1], e[k + 2]);
-      k += 3;
-    }
+    read_weld_frame(e + 5, patch.parent, patch.child, s);
     const bool spin_sticking = patch.spin == FrictionPatch::Mode::sticking;
-    constraints_.set_bilateral(slot + static_cast<int>(patches_.size()),
-                               spin_sticking ? &s : nullptr);
+    constraints_.set_bilateral(spin_slot(static_cast<int>(p)), spin_sticking ? &s : nullptr);
+  }
+  if (!patches_.empty()) {
+    // Which patches roll is not stored: it follows from their points at x. A rolling patch holds
+    // by velocity, so its weld is anchored where it is now; the others keep the stored anchors.
+    for (FrictionPatch& patch : patches_) patch.rolls = false;
+    compute_wrenches(t0, x.data());
+    classify_rolling_patches();
   }
   constraints_.evaluate(kinematics_);
   constraints_.detect_redundancy();

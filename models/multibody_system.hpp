@@ -171,6 +171,11 @@ class MultibodySystem final : public HybridSystem {
     Vec3 normal_P = Vec3::UnitZ();
     Vec3 friction_direction_W = Vec3::Zero();  // this evaluation's, compute_kinetic_friction_...
     Joint weld;                                // its frame while sticking (tangents x, y; normal z)
+    // At most kRollingPatchPoints points at the last restart: the bodies may roll on each other
+    // (a ball, a cylinder on its side), so the contact point moves over both. Sticking, its weld
+    // holds the relative velocity at the moving point (re-anchored at every evaluation); sliding,
+    // its slip is measured at its points, not at a point of the child.
+    bool rolls = false;
     // Sums over its contact points at the last force evaluation.
     int points = 0;
     double normal_force = 0.0;  // N, compressive parts
@@ -186,6 +191,15 @@ class MultibodySystem final : public HybridSystem {
     Vec3 spin_normal_P = Vec3::UnitZ();
     Joint spin_weld;
     double spin_limit = 0.0;  // N m, mu_tor r_geo f_n summed
+    // Rolling stick (friction rolling_stick): the relative rotation about the tangents, child
+    // relative to parent, sticks (two rotation rows, roll_weld) or rolls on against
+    // roll_direction_P (unit, tangential, parent's frame, at the last event). apart: no rolling
+    // stick. While the rolling sticks the patch does not roll (rolls is false).
+    bool rolling = false;
+    Mode roll = Mode::apart;
+    Vec3 roll_direction_P = Vec3::Zero();
+    Joint roll_weld;
+    double roll_limit = 0.0;  // N m, mu_r r_geo f_n summed
   };
   std::span<const FrictionPatch> friction_patches() const { return patches_; }
   // The tangential force that holds a sticking patch's child at x (N, world, from the parent), and
@@ -198,6 +212,10 @@ class MultibodySystem final : public HybridSystem {
     // (N m, zero unless the spin sticks) and its limit sum mu_tor r_geo f_n.
     double spin_torque = 0.0;
     double spin_limit = 0.0;
+    // Rolling stick: the torque about the tangents (parent to child, N m, world) that holds the
+    // child's rolling (zero unless it sticks) and its limit sum mu_r r_geo f_n.
+    Vec3 roll_torque_W = Vec3::Zero();
+    double roll_limit = 0.0;
   };
   std::vector<PatchForce> compute_patch_forces(double t, ConstVectorRef x);
   // A break-away needs |f_t| > (1 + kStaticLimitMargin) sum mu_s f_n: the margin is the accuracy
@@ -209,6 +227,9 @@ class MultibodySystem final : public HybridSystem {
   static constexpr double kStickSpeed = 1e-9;
   // The same for a spin (rad/s).
   static constexpr double kStickSpin = 1e-9;
+  // A patch of this many points or fewer may roll (FrictionPatch::rolls): on three or more, which
+  // span an area unless they are in a line, the bodies cannot roll without a contact ending.
+  static constexpr int kRollingPatchPoints = 2;
   // More candidate patches than this are refused (each takes two constraint rows, three with
   // torsional stick, inert while it does not stick, in every evaluation).
   static constexpr std::size_t kMaxFrictionPatches = 500;
@@ -321,6 +342,10 @@ class MultibodySystem final : public HybridSystem {
   void solve_patch_forces(double t, const double* x, std::span<PatchForce> forces);
   void set_patch_weld(int patch, bool on, const PatchKinematics& at);
   void set_spin_weld(int patch, bool on, const PatchKinematics& at);
+  void set_roll_weld(int patch, bool on, const PatchKinematics& at);
+  // The constraint solver's switched-weld slots of a patch's spin and rolling rows.
+  int spin_slot(int patch) const;
+  int roll_slot(int patch) const;
   // The weld frame of a patch at `at` (anchors at the mean point, z along the normal).
   void make_patch_weld(const FrictionPatch& patch, const PatchKinematics& at, Joint& weld) const;
   // z3's measure of a sticking load against its limit: load - (1 + margin) limit (N), or that
@@ -330,22 +355,44 @@ class MultibodySystem final : public HybridSystem {
   double patch_spin(const FrictionPatch& patch, const Vec3& n_W) const;
   // The spin part of update_friction_patches: new and stopped spins stick on trial.
   void update_patch_spins(const std::vector<PatchKinematics>& at);
+  // The same for the rolling (rolling stick).
+  void update_patch_rolls(const std::vector<PatchKinematics>& at);
+  // The tangential part of the relative rotation of the patch's child about n_W, rad/s.
+  Vec3 patch_rolling(const FrictionPatch& patch, const Vec3& n_W) const;
   void set_slide_anchor(FrictionPatch& patch, const PatchKinematics& at) const;
+  // Re-anchors the welds of sticking rolling patches at their current points (velocity rows), from
+  // the sums of the last force evaluation; before every constraint evaluation.
+  void reanchor_rolling_welds();
+  // After a force evaluation at a restart: which patches roll (FrictionPatch::rolls); a sticking
+  // patch whose kind changed is re-anchored where it is.
+  void classify_rolling_patches();
   void compute_friction_crossings(double t, const double* x, double& z_slip, double& z_stick);
   // At every restart: patches whose contacts ended come apart; new and stopped ones stick if the
   // force that holds them is inside the static cone; sticking ones whose force is not slide.
   // break_away_root: z3 triggered this event.
   void update_friction_patches(double t, VectorRef x, EventOutcome& outcome,
                                bool break_away_root = false);
+  // What of a patch switched: its translation, its spin or its rolling.
+  enum class PatchPart { translation, spin, rolling };
   EventRecord patch_record(int patch, bool stick, double t, const PatchForce& force,
-                           const PatchKinematics& at, bool spin = false) const;
+                           const PatchKinematics& at,
+                           PatchPart part = PatchPart::translation) const;
+  // A weld frame's 21 checkpoint numbers (anchors, then axes), written and read back.
+  static void append_weld_frame(const Joint& weld, std::vector<double>& discrete);
+  static void read_weld_frame(const double* numbers, int parent, int child, Joint& weld);
+  // Checkpoint numbers of a patch's rolling stick (roll_rows_ only): mode, direction, weld.
+  void append_roll_state(const FrictionPatch& patch, std::vector<double>& discrete) const;
+  void restore_roll_state(int patch, const double* numbers);
   static constexpr std::size_t kPatchDiscreteSize = 31;  // mode, 3 vectors, weld's 7
   // With torsional stick, per patch also: spin mode, sign, spin normal, the spin weld's 7.
   static constexpr std::size_t kSpinDiscreteSize = 26;
   std::size_t patch_discrete_size() const {
-    return kPatchDiscreteSize + (spin_rows_ ? kSpinDiscreteSize : 0);
+    return kPatchDiscreteSize + (spin_rows_ ? kSpinDiscreteSize : 0) +
+           (roll_rows_ ? kRollDiscreteSize : 0);
   }
+  static constexpr std::size_t kRollDiscreteSize = 25;  // mode, direction, the weld's 7
   bool spin_rows_ = false;  // some patch has torsional stick: a spin row per patch
+  bool roll_rows_ = false;  // some patch has rolling stick: two rolling rows per patch
 
   const Model& model_;
   ContactHandler contacts_;

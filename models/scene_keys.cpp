@@ -113,7 +113,7 @@ constexpr SceneKey kSceneKeys[] = {
     {"contact_materials[].friction", "torsional_stick", "bool", "false",
      "stick_slip: the spin about the normal sticks and slips too (limit: torsional_friction)"},
     {"contact_materials[].friction", "rolling_stick", "bool", "false",
-     "stick_slip: hold the rolling too (not supported yet: true is refused)"},
+     "stick_slip: the rolling sticks and rolls on too (limit: rolling_resistance)"},
     {"bodies[]", "name", "string", "required", "unique body name"},
     {"bodies[]", "fixed", "bool", "false", "a body with no states (ground, walls)"},
     {"bodies[]", "mass", "number, kg", "from the shapes", "1e-6 to 1e9 kg"},

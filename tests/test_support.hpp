@@ -55,6 +55,18 @@ struct Recorder : SimulationObserver {
     }
     return records;
   }
+  // All stick and slip records (stick-slip friction) in time order.
+  std::vector<EventRecord> stick_slip_records() const {
+    std::vector<EventRecord> records;
+    for (const EventInstant& instant : events) {
+      for (const EventRecord& record : instant.outcome.records) {
+        if (record.kind == EventRecord::Kind::stick || record.kind == EventRecord::Kind::slip) {
+          records.push_back(record);
+        }
+      }
+    }
+    return records;
+  }
 };
 
 struct Run {

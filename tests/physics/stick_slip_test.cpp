@@ -15,19 +15,6 @@
 namespace hybridsim {
 namespace {
 
-// The stick and slip records of a run, in order.
-std::vector<EventRecord> stick_slip_records(const testing::Recorder& recorder) {
-  std::vector<EventRecord> records;
-  for (const EventInstant& instant : recorder.events) {
-    for (const EventRecord& record : instant.outcome.records) {
-      if (record.kind == EventRecord::Kind::stick || record.kind == EventRecord::Kind::slip) {
-        records.push_back(record);
-      }
-    }
-  }
-  return records;
-}
-
 // A point of a body (body frame) in world, at state x.
 Vec3 body_point_W(MultibodySystem& system, const VectorX& x, int body, const Vec3& p_B) {
   const Pose& X_WB = system.compute_kinematics(x)[body].X_WB;
@@ -67,7 +54,7 @@ TEST_CASE("stick-slip: a box on a 20 degree slope with mu_s 0.5 does not move in
   CHECK(largest < 1e-12);
   CHECK(recorder.output_times.back() == doctest::Approx(100.0));
   // One stick at the start, never a slip.
-  const std::vector<EventRecord> records = stick_slip_records(recorder);
+  const std::vector<EventRecord> records = recorder.stick_slip_records();
   REQUIRE(records.size() == 1);
   CHECK(records[0].kind == EventRecord::Kind::stick);
   // At rest the holding force is the weight's tangential part, m g sin 20 deg, exactly up to the
@@ -100,7 +87,7 @@ TEST_CASE("stick-slip: Drake's push ramp breaks away at mu_s m g and sticks agai
   const Model model = load_scene_file("push_ramp_stick_slip");
   auto run = testing::run_scene(model);
   REQUIRE(run->result.status == SimulationStatus::ok);
-  const std::vector<EventRecord> records = stick_slip_records(run->recorder);
+  const std::vector<EventRecord> records = run->recorder.stick_slip_records();
   REQUIRE(records.size() == 3);
   CHECK(records[0].kind == EventRecord::Kind::stick);
   CHECK(records[0].t == 0.0);
@@ -160,7 +147,7 @@ void check_oscillator(const std::string& integrator, double tolerance) {
   auto run = testing::run_scene(model, integrator);
   REQUIRE(run->result.status == SimulationStatus::ok);
   const OscillatorCycle expected = oscillator_closed_form();
-  const std::vector<EventRecord> records = stick_slip_records(run->recorder);
+  const std::vector<EventRecord> records = run->recorder.stick_slip_records();
   // stick at 0, then slip, stick, ... : 3 s hold three whole cycles after the first 0.5 s.
   REQUIRE(records.size() >= 7);
   const double v_b = 0.1;
@@ -217,7 +204,7 @@ TEST_CASE("stick-slip: ARKODE, IDA and fixed steps take the same events") {
   const Model model = load_scene_file("stick_slip_oscillator", {"simulation.step_size=1e-4"});
   auto run = testing::run_scene(model, "rk4");
   REQUIRE(run->result.status == SimulationStatus::ok);
-  const std::vector<EventRecord> records = stick_slip_records(run->recorder);
+  const std::vector<EventRecord> records = run->recorder.stick_slip_records();
   REQUIRE(records.size() >= 7);
   const OscillatorCycle expected = oscillator_closed_form();
   CHECK(std::abs(records[1].t - expected.first_slip) < 1e-8);
@@ -249,7 +236,7 @@ TEST_CASE("stick-slip: Gazebo's friction demo, mu 0.98 slides, mu 1 and 1.02 sta
   // mu = 1 and 1.02 stick at t = 0 holding the whole slope force on the whole normal load
   // (1e-9 relative: the balance's depths are exact to the digits of the scene's position); mu =
   // 0.98 cannot and slides from t = 0; nothing else switches.
-  const std::vector<EventRecord> records = stick_slip_records(recorder);
+  const std::vector<EventRecord> records = recorder.stick_slip_records();
   REQUIRE(records.size() == 2);
   for (const EventRecord& record : records) {
     CHECK(record.t == 0.0);
@@ -294,7 +281,7 @@ TEST_CASE("stick-slip: a spinning top's contact enters torsional stick and break
   // Held, the spin takes the rising torque until it reaches the limit at 0.3 s + limit / (1 N m/s)
   // and breaks away.
   const double t_break = 0.3 + limit;
-  const std::vector<EventRecord> records = stick_slip_records(run->recorder);
+  const std::vector<EventRecord> records = run->recorder.stick_slip_records();
   std::vector<EventRecord> spin;
   for (const EventRecord& record : records) {
     if (record.description.find("spin") != std::string::npos) spin.push_back(record);
@@ -354,8 +341,16 @@ bodies:
   std::string spin = with("torsional_stick: true");
   spin.replace(spin.find("    friction:"), 0, "    torsional_friction: 0.1\n");
   CHECK_NOTHROW(load_scene_text(spin, "ok.yaml"));
+  // So does rolling stick the rolling resistance, and the merged torque combines with neither.
   CHECK_THROWS_WITH_AS(load_scene_text(with("rolling_stick: true"), "s.yaml"),
-                       doctest::Contains("rolling_stick"), InputError);
+                       doctest::Contains("rolling_resistance"), InputError);
+  std::string roll = with("rolling_stick: true");
+  roll.replace(roll.find("    friction:"), 0, "    rolling_resistance: 0.05\n");
+  CHECK_NOTHROW(load_scene_text(roll, "ok.yaml"));
+  std::string merged = roll;
+  merged.replace(merged.find("    friction:"), 0, "    merged_rolling_torque: true\n");
+  CHECK_THROWS_WITH_AS(load_scene_text(merged, "s.yaml"),
+                       doctest::Contains("merged_rolling_torque"), InputError);
   CHECK_THROWS_WITH_AS(load_scene_text(with("mu2: 0.2"), "s.yaml"), doctest::Contains("mu2"),
                        InputError);
   CHECK_THROWS_WITH_AS(load_scene_text(with("cone: false"), "s.yaml"), doctest::Contains("cone"),

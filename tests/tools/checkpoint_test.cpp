@@ -271,6 +271,27 @@ TEST_CASE("checkpoint: a spin held by torsional stick is still held after the re
   CHECK(std::abs(switches[0]["t"].get<double>() - 0.34905) < 1e-9);
 }
 
+TEST_CASE("checkpoint: a rolling ball resumes rolling and stops under rolling stick") {
+  // The catalog's rolling_stick_ball: held at its moving contact point, its rolling slows under
+  // the rolling resistance and sticks at v0 / a = 2.85421838 s (the scene's closed form).
+  // Checkpointed at 1.5 s, while it rolls, the resumed run must stop at that instant (1e-9 s): a
+  // rolling direction or a rolling hold lost at the resume would stop it elsewhere or not at all.
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "ball.json").string();
+  run_with_checkpoints("rolling_stick_ball", 1.5, checkpoint, dir);
+  REQUIRE(run_cli(fmt::format("run rolling_stick_ball --quiet --resume {} --events {}", checkpoint,
+                              (dir / "resumed.jsonl").string()),
+                  dir)
+              .status == 0);
+  std::vector<nlohmann::json> switches;
+  for (const nlohmann::json& event : read_events(dir / "resumed.jsonl")) {
+    if (event["kind"] == "stick" || event["kind"] == "slip") switches.push_back(event);
+  }
+  REQUIRE(switches.size() == 1);
+  CHECK(switches[0]["kind"] == "stick");
+  CHECK(std::abs(switches[0]["t"].get<double>() - 2.854218377166) < 1e-9);
+}
+
 TEST_CASE("checkpoint: a version 1 file (one point per pair) is read as one point per pair") {
   // The demo ball resting on the plate at 3 s, its checkpoint written back in the first layout:
   // `contact_pairs` with the two shapes, v_pre and d_res. The resumed run keeps the contact (no

@@ -101,7 +101,10 @@ YAML::Node friction_node(const FrictionParameters& f) {
     node["scale_by_contact_count"] = f.scale_by_contact_count;
   }
   node["cone"] = f.cone;
-  if (f.model == FrictionModel::stick_slip) node["torsional_stick"] = f.torsional_stick;
+  if (f.model == FrictionModel::stick_slip) {
+    node["torsional_stick"] = f.torsional_stick;
+    node["rolling_stick"] = f.rolling_stick;
+  }
   return node;
 }
 
