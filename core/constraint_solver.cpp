@@ -161,7 +161,8 @@ ConstraintSolver::ConstraintSolver(const Model& model, std::span<const Bilateral
       commands_(model.joints.size()),
       welds_(switched_.size()),
       weld_active_(switched_.size(), 0),
-      velocity_only_(switched_.size(), 0) {
+      velocity_only_(switched_.size(), 0),
+      anchor_velocity_W_(switched_.size(), Vec3::Zero()) {
   for_each_lower_term(body_rows_, [&](std::size_t, const RowBody& i, const RowBody& k) {
     assembly_slots_.push_back(matrix_.slot(i.row, k.row));
   });
@@ -190,11 +191,12 @@ void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
     if (weld_active_[c] != 0) {
       evaluate_weld_rows(welds_[c], kinematics[contact.body_a], kinematics[contact.body_b],
                          weld_rows_.data());
+      if (velocity_only_[c] != 0) {
+        make_velocity_weld_rows(welds_[c], kinematics[contact.body_a], kinematics[contact.body_b],
+                                anchor_velocity_W_[c], weld_rows_.data());
+      }
       for (int k = 0; k < 6; ++k) {
-        if (!contact.directions[k]) continue;
-        rows_[row] = weld_rows_[k];
-        if (velocity_only_[c] != 0) rows_[row].position_error = 0.0;
-        ++row;
+        if (contact.directions[k]) rows_[row++] = weld_rows_[k];
       }
     } else {
       // An inactive row: no Jacobian and no error; assemble() gives it a diagonal of its own, so
@@ -336,9 +338,11 @@ void ConstraintSolver::compute_correction(double ConstraintRow::*error) {
   distribute({lambda_.data(), static_cast<std::size_t>(row_count_)}, delta_);
 }
 
-void ConstraintSolver::set_bilateral(int contact, const Joint* weld, bool velocity_only) {
+void ConstraintSolver::set_bilateral(int contact, const Joint* weld, bool velocity_only,
+                                     const Vec3& anchor_velocity_W) {
   weld_active_.at(static_cast<std::size_t>(contact)) = weld != nullptr ? 1 : 0;
   velocity_only_[static_cast<std::size_t>(contact)] = velocity_only ? 1 : 0;
+  anchor_velocity_W_[static_cast<std::size_t>(contact)] = anchor_velocity_W;
   if (weld != nullptr) welds_[static_cast<std::size_t>(contact)] = *weld;
 }
 

@@ -76,8 +76,11 @@ class ConstraintSolver {
   // body_a), or off (nullptr): its rows then have zero multipliers. Redundancy may change: call
   // detect_redundancy after the next evaluate or project. velocity_only: the rows hold the
   // relative velocity only (their position error is taken as zero): a rolling contact's, whose
-  // weld the caller re-anchors at the moving contact point before every evaluate.
-  void set_bilateral(int contact, const Joint* weld, bool velocity_only = false);
+  // weld the caller re-anchors at the moving contact point before every evaluate;
+  // anchor_velocity_W is then that point's velocity (m/s, world), whose motion over the bodies
+  // adds to the rows' bias.
+  void set_bilateral(int contact, const Joint* weld, bool velocity_only = false,
+                     const Vec3& anchor_velocity_W = Vec3::Zero());
   bool bilateral_active(int contact) const { return weld_active_[contact] != 0; }
   // The first row of joint j (j < joints) or of bilateral contact j - joints.
   int first_row(int constraint) const { return first_row_[constraint]; }
@@ -134,12 +137,13 @@ class ConstraintSolver {
   std::vector<int> assembly_slots_;
   bool redundant_ = false;
   Eigen::VectorXd lambda_;
-  std::vector<JointCommand> commands_;  // per joint
-  std::vector<int> diagonal_slots_;     // per row: the slot of A_ii
-  std::vector<Joint> welds_;            // per bilateral contact: its frame while on
-  std::vector<char> weld_active_;       // per bilateral contact
-  std::vector<char> velocity_only_;     // per bilateral contact: set_bilateral's velocity_only
-  std::vector<double> inert_diagonal_;  // per bilateral contact: A_ii of its rows while off, 1/kg
+  std::vector<JointCommand> commands_;   // per joint
+  std::vector<int> diagonal_slots_;      // per row: the slot of A_ii
+  std::vector<Joint> welds_;             // per bilateral contact: its frame while on
+  std::vector<char> weld_active_;        // per bilateral contact
+  std::vector<char> velocity_only_;      // per bilateral contact: set_bilateral's velocity_only
+  std::vector<Vec3> anchor_velocity_W_;  // per bilateral contact: set_bilateral's, m/s
+  std::vector<double> inert_diagonal_;   // per bilateral contact: A_ii of its rows while off, 1/kg
   std::array<ConstraintRow, 6> weld_rows_;
 };
 

@@ -71,12 +71,15 @@ void perpendicularity_rows(const BodyKinematics& P, const BodyKinematics& C, con
 }
 
 // Three rows: no relative rotation. The child's basis (axis, u, w) stays aligned with the
-// parent's: u_C . w_P = w_C . axis_P = axis_C . u_P = 0, whose Jacobians at the zero
-// configuration are the three axes (each error is a small rotation angle, rad).
+// parent's: -w_C . u_P = w_C . axis_P = axis_C . u_P = 0, whose Jacobians at the zero
+// configuration are the three axes (each error is a small rotation angle, rad). The first two
+// use only the child's w, so that a turn about w (free when the third row is off: a contact's
+// spin) leaves them independent.
 void rotation_lock_rows(const Joint& joint, const BodyKinematics& P, const BodyKinematics& C,
                         ConstraintRow* rows) {
-  const Vec3 a_C[3] = {joint.u_C, joint.axis_C.cross(joint.u_C), joint.axis_C};
-  const Vec3 b_P[3] = {joint.w_P, joint.axis_P, joint.u_P};
+  const Vec3 w_C = joint.axis_C.cross(joint.u_C);
+  const Vec3 a_C[3] = {-w_C, w_C, joint.axis_C};
+  const Vec3 b_P[3] = {joint.u_P, joint.axis_P, joint.u_P};
   perpendicularity_rows(P, C, a_C, b_P, 3, rows);
 }
 
@@ -207,6 +210,29 @@ void evaluate_weld_rows(const Joint& weld, const BodyKinematics& P, const BodyKi
   slide_row(a, P, R_WP * weld.u_P, rows[1]);
   slide_row(a, P, R_WP * weld.w_P, rows[2]);
   rotation_lock_rows(weld, P, C, rows + 3);
+}
+
+void make_velocity_weld_rows(const Joint& weld, const BodyKinematics& P, const BodyKinematics& C,
+                             const Vec3& p_dot_W, ConstraintRow* rows) {
+  const Vec3 p_W = parent_anchor_W(weld, P);
+  const Vec3 extra_W = C.w_WB_W.cross(p_dot_W - velocity_of_point(C, p_W)) -
+                       P.w_WB_W.cross(p_dot_W - velocity_of_point(P, p_W));
+  const Mat3& R_WP = P.X_WB.rotation;
+  const Vec3 b_W[3] = {R_WP * weld.axis_P, R_WP * weld.u_P, R_WP * weld.w_P};
+  const Vec3 w_rel_W = C.w_WB_W - P.w_WB_W;
+  for (int k = 0; k < 3; ++k) {
+    // g'' = J nu' - bias: the extra rate enters the bias with the opposite sign.
+    rows[k].bias -= extra_W.dot(b_W[k]);
+    rows[k].position_error = 0.0;
+    // The relative angular velocity about b, fixed in P: (w_C - w_P) . b, whose rate adds
+    // (w_C - w_P) . (w_P x b). A child axis would turn with the child as it rolls.
+    ConstraintRow& row = rows[3 + k];
+    row.J_child = stack(Vec3::Zero(), b_W[k]);
+    row.J_parent = stack(Vec3::Zero(), -b_W[k]);
+    row.bias = -w_rel_W.dot(P.w_WB_W.cross(b_W[k]));
+    row.position_error = 0.0;
+    row.velocity_error = w_rel_W.dot(b_W[k]);
+  }
 }
 
 JointCoordinate compute_joint_coordinate(const Joint& joint, const BodyKinematics& P,

@@ -147,6 +147,8 @@ void MultibodySystem::reset_patch_sums() {
     patch.spin_limit = 0.0;
     patch.roll_limit = 0.0;
     patch.point_sum_W.setZero();
+    patch.child_curvature_sum = 0.0;
+    patch.parent_curvature_sum = 0.0;
     patch.normal_sum_W.setZero();
     patch.friction_direction_W.setZero();
     if (patch.mode != FrictionPatch::Mode::sliding || patch.rolls) continue;
@@ -248,7 +250,7 @@ std::vector<ContactResult> MultibodySystem::compute_contact_results(double t, Co
 
 void MultibodySystem::compute_friction_crossings(double t, const double* x, double& z_stick,
                                                  double& z_slip) {
-  // z3 = max over sticking patches of |f_t| - (1 + margin) sum mu_s f_n (N), rising at a
+  // z3 = max over sticking patches (and spins and rollings) of their break_away_excess, rising at a
   // break-away; z4 = min over sliding patches of the slip along the last direction (m/s), falling
   // where it stops. Constants of the right sign when a set is empty.
   z_stick = -1.0;
@@ -353,10 +355,36 @@ void MultibodySystem::reanchor_rolling_welds() {
   for (std::size_t p = 0; p < patches_.size(); ++p) {
     FrictionPatch& patch = patches_[p];
     if (!patch.rolls || patch.mode != FrictionPatch::Mode::sticking || patch.points == 0) continue;
-    make_patch_weld(patch, patch_kinematics(patch), patch.weld);
+    const PatchKinematics at = patch_kinematics(patch);
+    const Vec3 p_dot_W = moving_point_velocity(patch, at);
+    make_patch_weld(patch, at, patch.weld);
     const int slot = static_cast<int>(model_.bilateral_contacts.size() + p);
-    constraints_.set_bilateral(slot, &patch.weld, true);
+    constraints_.set_bilateral(slot, &patch.weld, true, p_dot_W);
+    if (patch.spin != FrictionPatch::Mode::sticking) continue;
+    // A held spin too: about the current normal (a child axis would turn as it rolls).
+    make_patch_weld(patch, at, patch.spin_weld);
+    patch.spin_normal_P = kinematics_[patch.parent].X_WB.rotation.transpose() * at.normal_W;
+    constraints_.set_bilateral(spin_slot(static_cast<int>(p)), &patch.spin_weld, true, p_dot_W);
   }
+}
+
+Vec3 MultibodySystem::moving_point_velocity(const FrictionPatch& patch,
+                                            const PatchKinematics& at) const {
+  const BodyKinematics& P = kinematics_[patch.parent];
+  const BodyKinematics& C = kinematics_[patch.child];
+  if (patch.points == 0) return Vec3::Zero();
+  const double kappa_C = patch.child_curvature_sum / patch.points;
+  const double kappa_P = patch.parent_curvature_sum / patch.points;
+  const Vec3 v_C = velocity_of_point(C, at.point_W);
+  const Vec3 v_P = velocity_of_point(P, at.point_W);
+  // Two flat faces (a box on its edge): the point stays with the bodies.
+  if (!(kappa_C + kappa_P > 0.0)) return 0.5 * (v_C + v_P);
+  // kappa_C v_C(p + n / kappa_C) + kappa_P v_P(p - n / kappa_P), over kappa_C + kappa_P, written
+  // so that a flat side (kappa 0, its centre at infinity) stays finite: a board rolling on a
+  // fixed ball moves the point over the ball at w x n / kappa_P.
+  const Vec3& n = at.normal_W;
+  return (kappa_C * v_C + C.w_WB_W.cross(n) + kappa_P * v_P - P.w_WB_W.cross(n)) /
+         (kappa_C + kappa_P);
 }
 
 void MultibodySystem::classify_rolling_patches() {
@@ -366,9 +394,12 @@ void MultibodySystem::classify_rolling_patches() {
                        patch.roll != FrictionPatch::Mode::sticking;
     const bool changed = rolls != patch.rolls;
     patch.rolls = rolls;
-    if (changed && patch.mode == FrictionPatch::Mode::sticking) {
-      set_patch_weld(static_cast<int>(p), true, patch_kinematics(patch));
-    }
+    if (!changed) continue;
+    // Held by the other kind of rows from here, anchored where it is.
+    const PatchKinematics at = patch_kinematics(patch);
+    if (patch.mode == FrictionPatch::Mode::sticking) set_patch_weld(static_cast<int>(p), true, at);
+    if (patch.mode == FrictionPatch::Mode::sliding) set_slide_anchor(patch, at);
+    if (patch.spin == FrictionPatch::Mode::sticking) set_spin_weld(static_cast<int>(p), true, at);
   }
 }
 
@@ -391,7 +422,9 @@ void MultibodySystem::set_spin_weld(int p, bool on, const PatchKinematics& at) {
   }
   make_patch_weld(patch, at, patch.spin_weld);
   patch.spin_normal_P = kinematics_[patch.parent].X_WB.rotation.transpose() * at.normal_W;
-  constraints_.set_bilateral(slot, &patch.spin_weld);
+  // A rolling patch's spin is held by velocity, re-anchored with its translation.
+  constraints_.set_bilateral(slot, &patch.spin_weld, patch.rolls,
+                             patch.rolls ? moving_point_velocity(patch, at) : Vec3::Zero());
 }
 
 void MultibodySystem::make_patch_weld(const FrictionPatch& patch, const PatchKinematics& at,
@@ -522,13 +555,14 @@ void MultibodySystem::update_friction_patches(double t, VectorRef x, EventOutcom
   }
   update_patch_spins(at);
   update_patch_rolls(at);
-  // The static cone (and the spin's limit), checked with every sticking patch held: the worst
-  // violator slides, then the others are checked again with it sliding (each pass releases one,
-  // so this ends). A patch at its limit (excess 0) slides: the root of z3 stands where the excess
-  // is zero or just past it. At such a root, the patch (or spin) that stuck before with the
-  // largest excess breaks away even if the root left it a rounding below (measured as z3 does:
-  // in N, or relative to the limit when spins stick too: break_away_excess).
-  for (std::size_t pass = 0; pass <= 2 * patches_.size(); ++pass) {
+  // The static cone (and the spin's and the rolling's limits), checked with every sticking patch
+  // held: the worst violator slides, then the others are checked again with it sliding (each pass
+  // releases one of at most three parts per patch, so this ends). A patch at its limit (excess 0)
+  // slides: the root of z3 stands where the excess is zero or just past it. At such a root, the
+  // patch (or spin) that stuck before with the largest excess breaks away even if the root left it
+  // a rounding below (measured as z3 does: in N, or relative to the limit when spins stick too:
+  // break_away_excess).
+  for (std::size_t pass = 0; pass <= 3 * patches_.size(); ++pass) {
     solve_patch_forces(t, x.data(), forces);
     int worst = -1;
     PatchPart worst_part = PatchPart::translation;

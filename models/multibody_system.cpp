@@ -209,6 +209,7 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
       contact.rolling_sticking = patch->roll == FrictionPatch::Mode::sticking;
       if (patch->roll == FrictionPatch::Mode::sliding) {
         const Vec3 d_W = kinematics_[patch->parent].X_WB.rotation * patch->roll_direction_P;
+        // The slip's smoothing, its kSlipDirectionSpeed read as rad/s.
         const Vec3 w_tangent = contact.w_rel_W - contact.w_rel_W.dot(n) * n;
         contact.rolling_direction_W = compute_kinetic_friction_direction(w_tangent, sign * d_W);
       }
@@ -224,6 +225,14 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
     patch->roll_limit += pair.law.rolling_resistance * pair.law.r_geo * f_press;
     patch->point_sum_W += p_WC;
     patch->normal_sum_W += patch_sign * n;
+    // The point lies half the penetration inside each surface: nearer each centre by that much.
+    const double inside = 0.5 * std::max(contact.penetration, 0.0);
+    const auto curvature = [inside](const Shape& shape) {
+      const double r = shape.contact_sphere_radius - inside;
+      return shape.flat || !(r > 0.0) || !std::isfinite(r) ? 0.0 : 1.0 / r;
+    };
+    patch->child_curvature_sum += curvature(patch_sign > 0.0 ? shape_b : shape_a);
+    patch->parent_curvature_sum += curvature(patch_sign > 0.0 ? shape_a : shape_b);
   }
 
   if (result != nullptr) {

@@ -182,6 +182,10 @@ class MultibodySystem final : public HybridSystem {
     double static_limit = 0.0;  // N, mu_s f_n summed
     Vec3 point_sum_W = Vec3::Zero();
     Vec3 normal_sum_W = Vec3::Zero();  // normals oriented from parent to child
+    // Curvatures (1/m, zero for a flat face) of the child's and the parent's shapes at the points,
+    // summed: how the contact point of a rolling patch moves (moving_point_velocity).
+    double child_curvature_sum = 0.0;
+    double parent_curvature_sum = 0.0;
     // Torsional stick (friction torsional_stick): the spin about the normal, child relative to
     // parent, sticks (one rotation row, spin_weld) or slides against spin_sign (+1 or -1, its
     // sense at the last event about spin_normal_P, parent's frame). apart: no torsional stick.
@@ -230,8 +234,9 @@ class MultibodySystem final : public HybridSystem {
   // A patch of this many points or fewer may roll (FrictionPatch::rolls): on three or more, which
   // span an area unless they are in a line, the bodies cannot roll without a contact ending.
   static constexpr int kRollingPatchPoints = 2;
-  // More candidate patches than this are refused (each takes two constraint rows, three with
-  // torsional stick, inert while it does not stick, in every evaluation).
+  // More candidate patches than this are refused (each takes two constraint rows, one more with
+  // torsional stick and two more with rolling stick, inert while it does not stick, in every
+  // evaluation).
   static constexpr std::size_t kMaxFrictionPatches = 500;
 
   // Contact kinematics for controllers (core/contact_jacobian.hpp): nv = 6 per free body.
@@ -349,7 +354,8 @@ class MultibodySystem final : public HybridSystem {
   // The weld frame of a patch at `at` (anchors at the mean point, z along the normal).
   void make_patch_weld(const FrictionPatch& patch, const PatchKinematics& at, Joint& weld) const;
   // z3's measure of a sticking load against its limit: load - (1 + margin) limit (N), or that
-  // over the limit when some patch has spin rows (forces and torques compared).
+  // over the limit when some patch has spin or rolling rows (forces and torques compared; with
+  // no limit, the excess itself, whose sign is what counts).
   double break_away_excess(double load, double limit) const;
   // The spin of the patch's child relative to its parent about n_W, rad/s.
   double patch_spin(const FrictionPatch& patch, const Vec3& n_W) const;
@@ -363,6 +369,10 @@ class MultibodySystem final : public HybridSystem {
   // Re-anchors the welds of sticking rolling patches at their current points (velocity rows), from
   // the sums of the last force evaluation; before every constraint evaluation.
   void reanchor_rolling_welds();
+  // The velocity of a rolling patch's contact point (m/s, world) at `at`: between the bodies'
+  // centres of curvature, c = p +- n / kappa, moving with them in the ratio of the curvatures
+  // (exact for spheres rolling on spheres and planes), from the last force evaluation's sums.
+  Vec3 moving_point_velocity(const FrictionPatch& patch, const PatchKinematics& at) const;
   // After a force evaluation at a restart: which patches roll (FrictionPatch::rolls); a sticking
   // patch whose kind changed is re-anchored where it is.
   void classify_rolling_patches();

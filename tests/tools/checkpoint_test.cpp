@@ -290,6 +290,27 @@ TEST_CASE("checkpoint: a rolling ball resumes rolling and stops under rolling st
   REQUIRE(switches.size() == 1);
   CHECK(switches[0]["kind"] == "stick");
   CHECK(std::abs(switches[0]["t"].get<double>() - 2.854218377166) < 1e-9);
+
+  // The same with torsional stick as well (the spin held at zero does not change the rolling):
+  // both parts' numbers in the checkpoint, the rolling's first, read back in that order.
+  std::string scene = read_file(fs::path(HYBRIDSIM_MODELS_DIR) / "scenes/rolling_stick_ball.yaml");
+  scene.replace(scene.find("rolling_stick: true"), 19,
+                "rolling_stick: true, torsional_stick: true");
+  scene.replace(scene.find("    rolling_resistance"), 0, "    torsional_friction: 0.1\n");
+  const fs::path both = dir / "both.yaml";
+  std::ofstream(both) << scene;
+  const std::string both_checkpoint = (dir / "both.json").string();
+  run_with_checkpoints(both.string(), 1.5, both_checkpoint, dir);
+  REQUIRE(run_cli(fmt::format("run {} --quiet --resume {} --events {}", both.string(),
+                              both_checkpoint, (dir / "both.jsonl").string()),
+                  dir)
+              .status == 0);
+  switches.clear();
+  for (const nlohmann::json& event : read_events(dir / "both.jsonl")) {
+    if (event["kind"] == "stick" || event["kind"] == "slip") switches.push_back(event);
+  }
+  REQUIRE(switches.size() == 1);
+  CHECK(std::abs(switches[0]["t"].get<double>() - 2.854218377166) < 1e-9);
 }
 
 TEST_CASE("checkpoint: a version 1 file (one point per pair) is read as one point per pair") {
