@@ -493,13 +493,17 @@ TEST_CASE("checkpoint: runs killed by SIGKILL at three random instants resume bi
               .status == 0);
   const auto whole = nlohmann::json::parse(read_file(dir / "whole.json"));
   std::mt19937 random(std::random_device{}());
-  std::uniform_real_distribution<double> instant(0.15, 0.9);  // s of wall time
+  // Counted from the first checkpoint's appearance, so that a slow start (a sanitised build takes
+  // longer than the whole window to start) still leaves a checkpoint to resume from.
+  std::uniform_real_distribution<double> instant(0.05, 0.75);  // s of wall time
   for (int k = 0; k < 3; ++k) {
     const double kill_after = instant(random);
     CAPTURE(kill_after);
     const std::string killed_run = fmt::format(
-        "{} run newtons_cradle --quiet --stop-time 60 --checkpoint {}/ck{}.json "
-        "--checkpoint-interval 0 & pid=$!; sleep {:.3f}; kill -KILL $pid; wait $pid",
+        "{0} run newtons_cradle --quiet --stop-time 60 --checkpoint {1}/ck{2}.json "
+        "--checkpoint-interval 0 & pid=$!; "
+        "while [ ! -s {1}/ck{2}.json ] && kill -0 $pid 2>/dev/null; do sleep 0.005; done; "
+        "sleep {3:.3f}; kill -KILL $pid; wait $pid",
         HYBRIDSIM_EXECUTABLE, dir.string(), k, kill_after);
     std::system(killed_run.c_str());
     const auto checkpoint = nlohmann::json::parse(read_file(dir / fmt::format("ck{}.json", k)));
