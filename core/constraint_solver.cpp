@@ -189,11 +189,12 @@ void ConstraintSolver::evaluate(std::span<const BodyKinematics> kinematics) {
   for (std::size_t c = 0; c < switched_.size(); ++c) {
     const BilateralContact& contact = switched_[c];
     if (weld_active_[c] != 0) {
-      evaluate_weld_rows(welds_[c], kinematics[contact.body_a], kinematics[contact.body_b],
-                         weld_rows_.data());
+      const BodyKinematics& P = kinematics[contact.body_a];
+      const BodyKinematics& C = kinematics[contact.body_b];
       if (velocity_only_[c] != 0) {
-        make_velocity_weld_rows(welds_[c], kinematics[contact.body_a], kinematics[contact.body_b],
-                                anchor_velocity_W_[c], weld_rows_.data());
+        evaluate_velocity_weld_rows(welds_[c], P, C, anchor_velocity_W_[c], weld_rows_.data());
+      } else {
+        evaluate_weld_rows(welds_[c], P, C, weld_rows_.data());
       }
       for (int k = 0; k < 6; ++k) {
         if (contact.directions[k]) rows_[row++] = weld_rows_[k];

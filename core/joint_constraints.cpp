@@ -212,8 +212,10 @@ void evaluate_weld_rows(const Joint& weld, const BodyKinematics& P, const BodyKi
   rotation_lock_rows(weld, P, C, rows + 3);
 }
 
-void make_velocity_weld_rows(const Joint& weld, const BodyKinematics& P, const BodyKinematics& C,
-                             const Vec3& p_dot_W, ConstraintRow* rows) {
+void evaluate_velocity_weld_rows(const Joint& weld, const BodyKinematics& P,
+                                 const BodyKinematics& C, const Vec3& p_dot_W,
+                                 ConstraintRow* rows) {
+  const AnchorKinematics a = anchor_kinematics(weld, P, C);
   const Vec3 p_W = parent_anchor_W(weld, P);
   const Vec3 extra_W = C.w_WB_W.cross(p_dot_W - velocity_of_point(C, p_W)) -
                        P.w_WB_W.cross(p_dot_W - velocity_of_point(P, p_W));
@@ -221,6 +223,7 @@ void make_velocity_weld_rows(const Joint& weld, const BodyKinematics& P, const B
   const Vec3 b_W[3] = {R_WP * weld.axis_P, R_WP * weld.u_P, R_WP * weld.w_P};
   const Vec3 w_rel_W = C.w_WB_W - P.w_WB_W;
   for (int k = 0; k < 3; ++k) {
+    slide_row(a, P, b_W[k], rows[k]);
     // g'' = J nu' - bias: the extra rate enters the bias with the opposite sign.
     rows[k].bias -= extra_W.dot(b_W[k]);
     rows[k].position_error = 0.0;

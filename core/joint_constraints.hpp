@@ -43,13 +43,13 @@ void evaluate_joint_constraints(const Joint& joint, const BodyKinematics& P,
 void evaluate_weld_rows(const Joint& weld, const BodyKinematics& P, const BodyKinematics& C,
                         ConstraintRow* rows);
 
-// Turns the six rows of evaluate_weld_rows into rows on the relative velocity only, for a weld
-// re-anchored at a moving point p at every evaluation (a rolling contact point, velocity
-// p_dot_W, m/s): no position errors; the translation rows' rate gains
-// (w_C x (p' - v_C(p)) - w_P x (p' - v_P(p))) . b, the point's motion over each body, which the
-// bias of material anchors lacks; the rotation rows hold (w_C - w_P) . b about the parent's axes.
-void make_velocity_weld_rows(const Joint& weld, const BodyKinematics& P, const BodyKinematics& C,
-                             const Vec3& p_dot_W, ConstraintRow* rows);
+// The six rows of evaluate_weld_rows on the relative velocity only, for a weld re-anchored at a
+// moving point p at every evaluation (a rolling contact point, velocity p_dot_W, m/s): no position
+// errors; the translation rows' rate gains (w_C x (p' - v_C(p)) - w_P x (p' - v_P(p))) . b, the
+// point's motion over each body, which the bias of material anchors lacks; the rotation rows hold
+// (w_C - w_P) . b about the parent's axes.
+void evaluate_velocity_weld_rows(const Joint& weld, const BodyKinematics& P,
+                                 const BodyKinematics& C, const Vec3& p_dot_W, ConstraintRow* rows);
 
 // The joint coordinate and its rate. revolute: angle of the child about the axis from the zero
 // configuration, rad in (-pi, pi], and rad/s. prismatic: displacement of the child's anchor along
