@@ -267,8 +267,13 @@ struct Model {
   std::string reference;               // what the scene is checked against, one line; may be empty
   std::string source;                  // the scene file it came from
   std::vector<std::string> overrides;  // the KEY=VALUE overrides applied at loading
-  // What the loader accepted but a user should know (skipped degenerate triangles, ...).
-  std::vector<std::string> warnings;
+  // What the loader accepted but a user should know, each with its kind ("degenerate_mesh":
+  // triangles of zero area skipped), reported as run warnings at the start.
+  struct LoadWarning {
+    std::string kind;
+    std::string message;
+  };
+  std::vector<LoadWarning> warnings;
   Vec3 gravity_W{0.0, 0.0, -9.81};  // gravitational acceleration, world frame, m/s^2
   SimulationSettings simulation;
   ContactSettings contact;

@@ -11,6 +11,7 @@
 namespace hybridsim {
 namespace {
 constexpr int kMaxStalledSteps = 1000;
+constexpr double kClockInterval = 1e-3;  // s of wall time between reads of the clock
 }  // namespace
 
 std::string_view to_string(SimulationStatus status) {
@@ -97,6 +98,9 @@ void HybridLoop::start_guards() {
   stall_window_t_ = t_;
   guard_t0_ = t_;
   guard_steps_ = 0.0;
+  last_clock_read_ = wall_start_;
+  clock_stride_ = 1;
+  steps_since_clock_read_ = 0;
   initial_energy_ = system_.passive_energy(x_);
   energy_rise_tolerance_ = system_.energy_rise_tolerance(x_);
 }
@@ -126,9 +130,17 @@ bool HybridLoop::work_guard_tripped() {
                      guard_steps_, t_integrator_, options_.step_budget));
     return true;
   }
-  // The clock is read every 64 steps: a few nanoseconds per step at most.
-  if ((static_cast<long>(guard_steps_) & 63) != 0) return false;
+  // Reading the clock costs some 20 ns: on scenes of microsecond steps it is read every 64 steps,
+  // on slow ones every step, so that a limit is overshot by at most about a millisecond or one
+  // step's wall time.
+  if (++steps_since_clock_read_ < clock_stride_) return false;
   const auto now = std::chrono::steady_clock::now();
+  const double since_read = std::chrono::duration<double>(now - last_clock_read_).count();
+  const double per_step = since_read / steps_since_clock_read_;
+  clock_stride_ =
+      per_step > 0.0 ? static_cast<int>(std::clamp(kClockInterval / per_step, 1.0, 64.0)) : 64;
+  steps_since_clock_read_ = 0;
+  last_clock_read_ = now;
   const double wall = std::chrono::duration<double>(now - wall_start_).count();
   if (options_.time_limit > 0.0 && wall >= options_.time_limit) {
     halt(SimulationStatus::time_limit,

@@ -146,6 +146,11 @@ class HybridLoop {
   double stall_window_t_ = 0.0;  // s, the simulated time at stall_window_start_
   double guard_t0_ = 0.0;        // s, where this process started or resumed the run
   double guard_steps_ = 0.0;     // steps since then
+  // The clock is read every clock_stride_ steps, chosen so that about a millisecond of wall
+  // time passes between reads (at most 64 steps, at least 1).
+  std::chrono::steady_clock::time_point last_clock_read_;
+  int clock_stride_ = 1;
+  int steps_since_clock_read_ = 0;
 };
 
 }  // namespace hybridsim

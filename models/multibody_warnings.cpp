@@ -13,7 +13,9 @@ namespace hybridsim {
 
 std::vector<Warning> MultibodySystem::start_warnings(double t0, ConstVectorRef x, double /*atol*/) {
   std::vector<Warning> warnings;
-  for (const std::string& message : model_.warnings) warnings.push_back({t0, "load", message});
+  for (const Model::LoadWarning& warning : model_.warnings) {
+    warnings.push_back({t0, warning.kind, warning.message});
+  }
   // One warning per shape pair: its deepest point, the force of all its points.
   struct Overlap {
     double depth = 0.0;  // m

@@ -199,9 +199,10 @@ void read_triangle_mesh(MapReader& reader, Shape& shape, Model& model) {
     for (Vec3& p : mesh.vertices) p *= scale;
     TriangleSurface surface = build_mesh_surface(std::move(mesh.vertices), mesh.triangles);
     if (surface.skipped_triangles > 0) {
-      model.warnings.push_back(fmt::format("{}: key '{}': {} degenerate triangles skipped",
-                                           reader.source().file, reader.path_of(key),
-                                           surface.skipped_triangles));
+      model.warnings.push_back(
+          {"degenerate_mesh",
+           fmt::format("{}: key '{}': {} degenerate triangles skipped", reader.source().file,
+                       reader.path_of(key), surface.skipped_triangles)});
     }
     shape.surface = std::make_shared<const TriangleSurface>(std::move(surface));
   } catch (const InputError& error) {

@@ -221,7 +221,9 @@ json check_json(const Model& model, double overlap, std::vector<std::string>& wa
           r.normal_force));
     }
   }
-  for (const std::string& warning : model.warnings) warnings.push_back(warning);
+  for (const Model::LoadWarning& warning : model.warnings) {
+    warnings.push_back(fmt::format("{}: {}", warning.kind, warning.message));
+  }
   out["warnings"] = warnings;
   return out;
 }

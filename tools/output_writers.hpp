@@ -57,8 +57,9 @@ class RunWriter final : public SimulationObserver {
   std::atomic<double>* progress_time() { return progress_ ? progress_->time() : nullptr; }
   // Where the diagnostics read the integrator's step count (the loop, once it exists).
   void set_step_source(const HybridLoop* loop) { loop_ = loop; }
-  // The warnings of the run (the summary's "warnings"), as the library raised them: the loader's
-  // ("load"), initial overlaps ("initial_overlap"), "stiff_contact", "energy_rise", "stall".
+  // The warnings of the run (the summary's "warnings"), as the library raised them: degenerate
+  // meshes ("degenerate_mesh"), initial overlaps ("initial_overlap"), "stiff_contact",
+  // "energy_rise", "stall".
   const nlohmann::json& warnings() const { return warnings_; }
   // The run so far, when RunOutputs::record_replay.
   const ReplayRecording& replay_recording() const { return recorder_.recording(); }

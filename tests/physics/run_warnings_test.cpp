@@ -97,4 +97,33 @@ TEST_CASE("warnings: initial_overlap names the pair and its depth") {
         std::string::npos);
 }
 
+TEST_CASE("warnings: degenerate_mesh reaches the run's warnings with the count skipped") {
+  // A floor of two triangles, one of them on a line (vertices 0, 1 and 3 collinear: zero area).
+  // The loader skips it; the run reports it once, at the start, under its own kind.
+  const std::string scene = R"(
+name: degenerate_floor
+simulation: {stop_time: 0.01}
+materials:
+  Steel: {density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}
+contact_materials:
+  - {pair: [Steel, Steel], restitution: 0.5}
+bodies:
+  - name: ground
+    fixed: true
+    shapes:
+      - {name: floor, type: mesh, vertices: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 0, 0]], triangles: [[0, 1, 2], [0, 1, 3]], material: Steel}
+  - name: ball
+    position: [0.2, 0.2, 0.5]
+    shapes:
+      - {name: sphere, type: sphere, radius: 0.031, material: Steel}
+)";
+  const auto run = testing::run_scene(load_scene_text(scene, "degenerate_floor.yaml"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  REQUIRE(run->recorder.warnings.size() == 1);
+  CHECK(run->recorder.warnings[0].kind == "degenerate_mesh");
+  CHECK(run->recorder.warnings[0].t == 0.0);
+  CHECK(run->recorder.warnings[0].message.find("1 degenerate triangles skipped") !=
+        std::string::npos);
+}
+
 }  // namespace hybridsim

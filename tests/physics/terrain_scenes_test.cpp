@@ -428,7 +428,8 @@ TEST_CASE("terrain: scenes with bad terrain are refused naming file, key and pla
 )",
                                       "degenerate");
   REQUIRE(model.warnings.size() == 1);
-  CHECK(model.warnings[0].find("1 degenerate triangles skipped") != std::string::npos);
+  CHECK(model.warnings[0].kind == "degenerate_mesh");
+  CHECK(model.warnings[0].message.find("1 degenerate triangles skipped") != std::string::npos);
 }
 
 }  // namespace

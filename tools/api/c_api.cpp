@@ -114,6 +114,15 @@ void require_known(const hybridsim::Simulator& simulator, int index, const char*
   }
 }
 
+// An index into a list the caller counted before (events, contacts, warnings): within it, or
+// "not found" with the list's length.
+void require_index(size_t index, size_t size, const char* what, const char* counted_by) {
+  if (index >= size) {
+    throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
+                    fmt::format("{} {}: there are {} {}s{}", what, index, size, what, counted_by)};
+  }
+}
+
 // A versioned struct (hybridsim.h): filled whole here, then copied into the caller's as far as
 // its `size` reaches; the caller's size field is left as it set it.
 template <typename Struct, typename Fill>
@@ -469,10 +478,7 @@ hybridsim_status hybridsim_get_event(hybridsim_simulator* sim, size_t index,
                                      hybridsim_event* event) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     const std::vector<hybridsim::EventRecord>& events = loaded(s).events();
-    if (index >= events.size()) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("event {}: there are {} events", index, events.size())};
-    }
+    require_index(index, events.size(), "event", "");
     const hybridsim::EventRecord& r = events[index];
     fill_sized(event, "event", [&](hybridsim_event& out) {
       out.t = r.t;
@@ -516,12 +522,8 @@ hybridsim_status hybridsim_get_contact(hybridsim_simulator* sim, size_t index,
                                        hybridsim_contact* contact) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     loaded(s);
-    if (index >= s.contacts.size()) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("contact {}: there are {} contacts (as of the last "
-                                  "hybridsim_get_contact_count)",
-                                  index, s.contacts.size())};
-    }
+    require_index(index, s.contacts.size(), "contact",
+                  " (as of the last hybridsim_get_contact_count)");
     const hybridsim::ContactResult& c = s.contacts[index];
     fill_sized(contact, "contact", [&](hybridsim_contact& out) {
       out.shape_a = s.contact_labels[2 * index].c_str();
@@ -564,12 +566,8 @@ hybridsim_status hybridsim_get_contact_frame(hybridsim_simulator* sim, size_t in
                                              hybridsim_contact_frame* frame) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     hybridsim::Simulator& simulator = loaded(s);
-    if (index >= s.contacts.size()) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("contact {}: there are {} contacts (as of the last "
-                                  "hybridsim_get_contact_count)",
-                                  index, s.contacts.size())};
-    }
+    require_index(index, s.contacts.size(), "contact",
+                  " (as of the last hybridsim_get_contact_count)");
     const hybridsim::ContactResult& c = s.contacts[index];
     const hybridsim::Simulator::ContactFrame f =
         contact_call([&] { return simulator.contact_frame(c.pair, c.slot); });
@@ -768,10 +766,7 @@ hybridsim_status hybridsim_get_warning(const hybridsim_simulator* sim, size_t in
                                        const char** kind, const char** message) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     const std::vector<hybridsim::Warning>& warnings = loaded(s).warnings();
-    if (index >= warnings.size()) {
-      throw CallError{HYBRIDSIM_ERROR_NOT_FOUND,
-                      fmt::format("warning {}: there are {}", index, warnings.size())};
-    }
+    require_index(index, warnings.size(), "warning", "");
     if (t != nullptr) *t = warnings[index].t;
     if (kind != nullptr) *kind = warnings[index].kind.c_str();
     if (message != nullptr) *message = warnings[index].message.c_str();

@@ -12,32 +12,13 @@ install(TARGETS hybridsim_lib EXPORT hybridsimTargets
 install(TARGETS hybridsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # Public headers: the API's own and the headers of the lower layers that it includes.
-install(FILES
-  tools/api/hybridsim/hybridsim.hpp
-  tools/api/hybridsim/hybridsim.h
-  tools/api/hybridsim/model_builder.hpp
-  tools/api/hybridsim/simulator.hpp
+install(FILES ${HYBRIDSIM_PUBLIC_API_HEADERS}
   ${CMAKE_CURRENT_BINARY_DIR}/generated/include/hybridsim/version.h
   DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/hybridsim)
-install(FILES
-  core/bilateral_contact.hpp
-  core/contact_law.hpp
-  core/errors.hpp
-  core/friction_cone.hpp
-  core/friction_law.hpp
-  core/hybrid_system.hpp
-  core/joint.hpp
-  core/math.hpp
-  core/model.hpp
-  core/signal.hpp
-  core/wheel.hpp
-  core/wheel_contact.hpp
-  DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/core)
-install(FILES
-  integrators/integrator.hpp
-  integrators/simulation.hpp
+install(FILES ${HYBRIDSIM_PUBLIC_CORE_HEADERS} DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/core)
+install(FILES ${HYBRIDSIM_PUBLIC_INTEGRATOR_HEADERS}
   DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/integrators)
-install(FILES models/scene_loader.hpp DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/models)
+install(FILES ${HYBRIDSIM_PUBLIC_MODEL_HEADERS} DESTINATION ${HYBRIDSIM_INSTALL_INCLUDE}/models)
 install(PROGRAMS tools/plot_batch.py tools/plot_run.py DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim)
 install(DIRECTORY models/scenes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hybridsim/scenes
   FILES_MATCHING PATTERN "*.yaml" PATTERN "*.obj" PATTERN "*.pgm")

@@ -311,7 +311,7 @@ hybridsim_status hybridsim_release_input(hybridsim_simulator* sim, const char* i
 
 /* --- Warnings --------------------------------------------------------------------------------- */
 /* What a host should know that does not stop the run, as the command line's summary keeps it:
- * kind "load", "initial_overlap", "stiff_contact", "energy_rise" or "stall", at simulated time t
+ * kind "degenerate_mesh", "initial_overlap", "stiff_contact", "energy_rise" or "stall", at simulated time t
  * (s), with a one-line message naming what it is about. The callback (NULL: none) is called as
  * each is raised, inside the call that raised it (load, advance, step), with strings valid during
  * the call; set it before loading to see the start's. get_warning reads them afterwards: the

@@ -125,7 +125,7 @@ class Simulator {
   // stop), in time order. clear_events() forgets them (hosts that poll and keep their own).
   const std::vector<EventRecord>& events() const;
   void clear_events();
-  // Every warning so far (the summary's "warnings": "load", "initial_overlap", "stiff_contact",
+  // Every warning so far (the summary's "warnings": "degenerate_mesh", "initial_overlap", "stiff_contact",
   // "energy_rise", "stall"), in time order; observers get each as it is raised (on_warning).
   const std::vector<Warning>& warnings() const;
   const SimulationOptions& options() const;    // the run options in force
