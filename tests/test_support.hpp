@@ -15,6 +15,7 @@
 #include "integrators/integrator.hpp"
 #include "models/multibody_system.hpp"
 #include "models/scene_loader.hpp"
+#include "wall_time.hpp"
 
 #include <fmt/format.h>
 
@@ -91,6 +92,7 @@ inline std::unique_ptr<Run> run_scene(const Model& model, const std::string& int
   run->recorder.energy_source = run->system.get();
   SimulationOptions options;
   options.stop_time = model.simulation.stop_time;
+  options.stall_window *= kWallTimeScale;  // a Release figure (wall_time.hpp)
   options.output_interval =
       output_interval > 0.0 ? output_interval : model.simulation.output_interval;
   options.integrator.rtol = model.simulation.rtol;

@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (tests/fuzz) with clang, AddressSanitizer and UBSan into
-# build-fuzz/ and runs each for SECONDS (default 60) on a seed corpus: the catalog's scenes, its
-# OBJ meshes, and a checkpoint of Newton's cradle. A crash, a leak, undefined behaviour, an input
-# that takes more than 2 s or 2 GB, or an error message without its file fails the run; the input
-# is kept in build-fuzz/findings/ (make it a regression test). Prints each harness's input count.
+# build-sanitize/ (tools/sanitize_configure.sh) and runs each for SECONDS (default 60) on a seed
+# corpus: the catalog's scenes, its OBJ meshes, and a checkpoint of Newton's cradle. A crash, a
+# leak, undefined behaviour, an input that takes more than 2 s or 2 GB, or an error message
+# without its file fails the run; the input is kept in build-sanitize/findings/ (make it a
+# regression test). Prints each harness's input count.
 #
 #   bash tools/fuzz.sh [SECONDS]
 set -euo pipefail
 seconds="${1:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="$root/build-fuzz"
-bash "$root/tools/install_dependencies.sh" --fuzz
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DHYBRIDSIM_FUZZ=ON -DHYBRIDSIM_SANITIZE=address,undefined -DHYBRIDSIM_BUILD_TESTS=OFF \
-  >/dev/null
+build="$(bash "$root/tools/sanitize_configure.sh")"
 cmake --build "$build" -j "$(nproc)" --target fuzz_scene_loader fuzz_mesh_reader \
   fuzz_checkpoint_reader
 

@@ -195,7 +195,10 @@ TEST_CASE("integrators: adaptive methods' error falls with the tolerance, for ev
     for (const std::string& table : info.tables) methods.emplace_back(info.name, table);
   }
   methods.emplace_back("arkode-dirk", "gmres");
-  for (const auto& [name, option] : methods) {
+  for (const auto& entry : methods) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const auto& name = std::get<0>(entry);
+    const auto& option = std::get<1>(entry);
     CAPTURE(name);
     CAPTURE(option);
     std::vector<double> errors;

@@ -74,7 +74,10 @@ TEST_CASE("fast linear sums give the library's bits in every special case and al
       {1.0, 1.0},  {1.0, -1.0}, {-1.0, 1.0}, {1.0, 0.3},  {0.3, 1.0},   {-1.0, 0.3},
       {0.3, -1.0}, {0.7, 0.7},  {0.7, -0.7}, {0.3, -2.9}, {-1.0, -1.0}, {0.0, 0.0}};
   enum class Alias { none, z_is_x, z_is_y, y_is_x, all_one };
-  for (const auto& [a, b] : coefficients) {
+  for (const auto& entry : coefficients) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const auto& a = std::get<0>(entry);
+    const auto& b = std::get<1>(entry);
     for (Alias alias : {Alias::none, Alias::z_is_x, Alias::z_is_y, Alias::y_is_x, Alias::all_one}) {
       CAPTURE(a);
       CAPTURE(b);

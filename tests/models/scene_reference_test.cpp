@@ -100,12 +100,18 @@ TEST_CASE("scene reference: the loader asks for exactly the keys the reference l
     CHECK_MESSAGE(listed.emplace(std::string(key.section), std::string(key.key)).second,
                   fmt::format("listed twice: {} {}", key.section, key.key));
   }
-  for (const auto& [section, key] : asked) {
+  for (const auto& entry : asked) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const auto& section = std::get<0>(entry);
+    const auto& key = std::get<1>(entry);
     CHECK_MESSAGE(
         listed.contains({section, key}),
         fmt::format("the loader reads '{}' in section '{}', the reference lacks it", key, section));
   }
-  for (const auto& [section, key] : listed) {
+  for (const auto& entry : listed) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const auto& section = std::get<0>(entry);
+    const auto& key = std::get<1>(entry);
     CHECK_MESSAGE(asked.contains({section, key}),
                   fmt::format("the reference lists '{}' in section '{}', the loader never reads it",
                               key, section));

@@ -229,9 +229,12 @@ TEST_CASE("bilateral contacts: a rotation subset captures only its own axes' spi
   // held about z only (a's z axis): the capture shares the z spin, (I 2 + I 0) / 2I = 1 each, and
   // leaves a's x spin and every linear velocity alone. Held about x and y: the x spins share,
   // 0.5 each, and the z spin stays with a. A swapped axis order would share the wrong component.
-  for (const auto& [directions, a_expected, b_expected] :
-       {std::tuple{"[rz]", Vec3(1.0, 0.0, 1.0), Vec3(0.0, 0.0, 1.0)},
-        std::tuple{"[rx, ry]", Vec3(0.5, 0.0, 2.0), Vec3(0.5, 0.0, 0.0)}}) {
+  for (const auto& entry : {std::tuple{"[rz]", Vec3(1.0, 0.0, 1.0), Vec3(0.0, 0.0, 1.0)},
+                            std::tuple{"[rx, ry]", Vec3(0.5, 0.0, 2.0), Vec3(0.5, 0.0, 0.0)}}) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const auto& directions = std::get<0>(entry);
+    const auto& a_expected = std::get<1>(entry);
+    const auto& b_expected = std::get<2>(entry);
     CAPTURE(directions);
     std::string scene = two_spheres(directions);
     const std::string a_line = "    position: [0, 0, 0]\n";

@@ -137,7 +137,10 @@ TEST_CASE("checkpoint: the bouncing sphere resumed in flight lands where ballist
 
 TEST_CASE("checkpoint: contacts in contactDict at the checkpoint carry on after the resume") {
   // The seed's one point per pair, and the manifold's four corners (slots 0 to 3).
-  for (const auto& [points, count] : {std::pair{"single", 1}, std::pair{"manifold", 4}}) {
+  for (const auto& entry : {std::pair{"single", 1}, std::pair{"manifold", 4}}) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const auto& points = std::get<0>(entry);
+    const auto& count = std::get<1>(entry);
     CAPTURE(points);
     const std::string scene = fmt::format("box_resting_flat --set contact.points={}", points);
     const fs::path dir = temporary_directory();
@@ -363,8 +366,11 @@ TEST_CASE("checkpoint: contact points whose features do not fit their shapes are
   // The cube's vertex 999 (it has 8); an edge on the cube against the slab's face (not a pair
   // the clipping makes); a face of 99 for the reference; a negative validity offset; the second
   // point under another reference than the first.
-  for (const auto& [index, value] : {std::pair{9, 999.0}, std::pair{8, 2.0}, std::pair{4, 99.0},
-                                     std::pair{13, -1.0}, std::pair{14 + 3, 4.0}}) {
+  for (const auto& entry : {std::pair{9, 999.0}, std::pair{8, 2.0}, std::pair{4, 99.0},
+                            std::pair{13, -1.0}, std::pair{14 + 3, 4.0}}) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const auto& index = std::get<0>(entry);
+    const auto& value = std::get<1>(entry);
     CAPTURE(index);
     const CliResult r = resume_with(index, value);
     CHECK(r.status == 2);
@@ -471,7 +477,10 @@ TEST_CASE(
   CHECK(a["resumed_at"].get<double>() == t_stop);
   const auto& bodies_b = b["final_state"]["bodies"];
   REQUIRE(a["final_state"]["bodies"].size() == bodies_b.size());
-  for (const auto& [name, body] : a["final_state"]["bodies"].items()) {
+  for (const auto& entry : a["final_state"]["bodies"].items()) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const std::string name = entry.key();
+    const auto& body = entry.value();
     CAPTURE(name);
     for (int k = 0; k < 3; ++k) {
       CHECK(std::abs(body["position"][k].get<double>() -

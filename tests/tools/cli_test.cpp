@@ -81,12 +81,15 @@ TEST_CASE("cli: an output that cannot be written fails the run with status 4, na
 
 TEST_CASE("cli: settings out of range are bad input (status 2) naming the setting") {
   const fs::path dir = temporary_directory();
-  for (const auto& [option, expected] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& entry : std::vector<std::pair<std::string, std::string>>{
            {"--rtol 1e-300", "rtol = 1e-300: must lie in [1e-14, 0.5]"},
            {"--atol 1e-300", "atol = 1e-300: must lie in [1e-20, 1e+06]"},
            {"--stop-time 1e-300", "stop_time = 1e-300: must lie in [1e-09, 1e+12]"},
            {"--set simulation.max_step=1e-320", "max_step = 1e-320: must lie in [1e-12, inf]"},
            {"--output-interval 1e-300", "--output-interval = 1e-300 s with stop time 3 s"}}) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda (CAPTURE does).
+    const auto& option = std::get<0>(entry);
+    const auto& expected = std::get<1>(entry);
     CAPTURE(option);
     const CliResult r = run_cli("run bouncing_sphere --quiet " + option, dir);
     CHECK(r.status == 2);

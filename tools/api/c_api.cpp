@@ -219,6 +219,8 @@ const char* hybridsim_status_string(hybridsim_status status) {
       return "buffer too small";
     case HYBRIDSIM_ERROR_INTERNAL:
       return "internal error";
+    case HYBRIDSIM_STATUS_MAX_ENUM:
+      break;
   }
   return "unknown status";
 }

@@ -49,7 +49,11 @@ typedef enum hybridsim_status {
   HYBRIDSIM_ERROR_HALTED = 5,    /* the simulation stopped on a numerical outcome (step failure,
                                     Zeno guard, model error); the state computed so far is kept */
   HYBRIDSIM_ERROR_BUFFER = 6,    /* a caller's buffer is too small */
-  HYBRIDSIM_ERROR_INTERNAL = 7   /* an unexpected failure inside the library (a bug: report it) */
+  HYBRIDSIM_ERROR_INTERNAL = 7,  /* an unexpected failure inside the library (a bug: report it) */
+  /* Not a status: it makes every int up to 2^31 - 1 a valid value of the type, so that
+   * hybridsim_status_string may be given any value a caller holds (C++ allows only the range
+   * the enumerators span). */
+  HYBRIDSIM_STATUS_MAX_ENUM = 0x7FFFFFFF
 } hybridsim_status;
 
 /* The simulation's own status (hybridsim_statistics.simulation_status). */
