@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
@@ -29,11 +30,13 @@ inline std::string read_file(const fs::path& path) {
   return text.str();
 }
 
+// Made afresh by mkdtemp: a name from the process id and rand() repeated once pids wrapped round
+// (ctest runs each test case in its own process, whose first rand() is always the same), and a
+// stale directory of an earlier test then held that test's outputs.
 inline fs::path temporary_directory() {
-  const fs::path dir =
-      fs::temp_directory_path() / fmt::format("hybridsim_cli_{}_{}", ::getpid(), std::rand());
-  fs::create_directories(dir);
-  return dir;
+  std::string name = (fs::temp_directory_path() / "hybridsim_cli_XXXXXX").string();
+  if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + name);
+  return fs::path(name);
 }
 
 // Runs `hybridsim ARGUMENTS` in dir's files; `launcher` goes before it (e.g. "mpirun -n 2").

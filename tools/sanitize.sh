@@ -7,8 +7,8 @@
 #   bash tools/sanitize.sh [--fast] [ctest arguments, e.g. -R wheels]
 #
 # --fast leaves out the tests that take over a minute each sanitised (long simulations whose code
-# paths the rest cover; together 37 of the whole run's 55 CPU minutes): .ci/run uses it to fit its
-# time. Without it every test runs (about 25 minutes on 2 cores).
+# paths the rest cover; 39 of the 57 minutes the tests take one after another): .ci/run uses it
+# to fit its time. Without it every test runs (about 30 minutes on 2 cores, after the build).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 slow="^$"  # matches no test
