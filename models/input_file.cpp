@@ -1,6 +1,8 @@
 #include "models/input_file.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -24,6 +26,15 @@ void check_input_file(const std::string& path, const std::string& what, std::uin
         fmt::format("{} file '{}': {} bytes, more than the {} MiB such a file may have", what, path,
                     bytes, max_bytes >> 20));
   }
+}
+
+std::string read_scene_text(const std::string& path) {
+  check_input_file(path, "scene", kMaxSceneFileBytes);
+  std::ifstream file(path);
+  if (!file) throw InputError(fmt::format("{}: cannot open the scene file", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 }  // namespace hybridsim

@@ -13,4 +13,7 @@ inline constexpr std::uintmax_t kMaxDataFileBytes = std::uintmax_t{1} << 30;    
 // Throws InputError "'PATH' (WHAT): ..." unless `path` is a regular file of at most `max_bytes`.
 void check_input_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
 
+// The text of a scene file, checked as above: InputError naming the file when it cannot be read.
+std::string read_scene_text(const std::string& path);
+
 }  // namespace hybridsim

@@ -27,6 +27,7 @@
 #include "models/joint_reader.hpp"
 #include "models/mass_properties.hpp"
 #include "models/mesh_reader.hpp"
+#include "models/scene_import.hpp"
 #include "models/signal_reader.hpp"
 #include "models/wheel_reader.hpp"
 #include "models/yaml_reader.hpp"
@@ -768,6 +769,23 @@ std::string resolve_scene_path(const std::string& path_or_name) {
 
 Model load_scene_text(const std::string& text, const std::string& source_name,
                       const std::vector<std::string>& overrides) {
+  return load_scene_text(text, source_name, overrides, ImportOptions{});
+}
+
+Model load_scene_text(const std::string& text, const std::string& source_name,
+                      const std::vector<std::string>& overrides,
+                      const ImportOptions& import_options) {
+  if (detect_scene_format(text) != SceneFormat::yaml) {
+    // An imported file runs as the YAML scene `hybridsim convert` writes: the same text, so the
+    // same model. Messages of the YAML stage name the converted scene.
+    const ConvertedScene converted = convert_scene_text(text, source_name, import_options);
+    Model model = load_scene_text(converted.yaml, source_name + " (converted to YAML)", overrides);
+    model.source = source_name;
+    for (const std::string& warning : converted.warnings) {
+      model.warnings.push_back({"import", warning});
+    }
+    return model;
+  }
   YamlSource source{source_name, {}};
   YAML::Node root;
   try {
@@ -820,13 +838,13 @@ std::vector<CatalogEntry> list_catalog() {
 }
 
 Model load_scene_file(const std::string& path_or_name, const std::vector<std::string>& overrides) {
+  return load_scene_file(path_or_name, overrides, ImportOptions{});
+}
+
+Model load_scene_file(const std::string& path_or_name, const std::vector<std::string>& overrides,
+                      const ImportOptions& import_options) {
   const std::string path = resolve_scene_path(path_or_name);
-  check_input_file(path, "scene", kMaxSceneFileBytes);
-  std::ifstream file(path);
-  if (!file) throw InputError(fmt::format("{}: cannot open the scene file", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  return load_scene_text(text.str(), path, overrides);
+  return load_scene_text(read_scene_text(path), path, overrides, import_options);
 }
 
 }  // namespace hybridsim

@@ -283,7 +283,7 @@ void print_text(const json& out) {
 int check_command(const CheckCommandOptions& options) {
   Model model;
   try {
-    model = load_scene_file(options.scene, options.overrides);
+    model = load_scene_file(options.scene, options.overrides, options.import);
   } catch (const std::exception& error) {
     std::cerr << "hybridsim check: " << error.what() << '\n';
     return 2;

@@ -7,11 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "models/scene_import.hpp"
+
 namespace hybridsim {
 
 struct CheckCommandOptions {
   std::string scene;
   std::vector<std::string> overrides;  // --set KEY=VALUE
+  ImportOptions import;                // --resource-path, --urdf-root, --default-material
   bool strict = false;                 // exit 1 when there is a warning
   bool json = false;                   // print JSON instead of text
   double overlap = 1e-4;               // m: an initial overlap deeper than this is a warning

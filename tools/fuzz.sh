@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (tests/fuzz) with clang, AddressSanitizer and UBSan into
 # build-sanitize/ (tools/sanitize_configure.sh) and runs each for SECONDS (default 60) on a seed
-# corpus: the catalog's scenes, its OBJ meshes, and a checkpoint of Newton's cradle. A crash, a
-# leak, undefined behaviour, an input that takes more than 2 s or 2 GB, or an error message
-# without its file fails the run; the input is kept in build-sanitize/findings/ (make it a
-# regression test). Prints each harness's input count.
+# corpus: the catalog's scenes, the importers' URDF and MJCF test files, its OBJ meshes, and a
+# checkpoint of Newton's cradle. A crash, a leak, undefined behaviour, an input that takes more
+# than 2 s or 2 GB, or an error message without its file fails the run; the input is kept in
+# build-sanitize/findings/ (make it a regression test). Prints each harness's input count.
 #
 #   bash tools/fuzz.sh [SECONDS]
 set -euo pipefail
 seconds="${1:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$(bash "$root/tools/sanitize_configure.sh")"
-cmake --build "$build" -j "$(nproc)" --target fuzz_scene_loader fuzz_mesh_reader \
-  fuzz_checkpoint_reader
+cmake --build "$build" -j "$(nproc)" --target fuzz_scene_loader fuzz_import_reader \
+  fuzz_mesh_reader fuzz_checkpoint_reader
 
 corpus="$build/corpus"
-mkdir -p "$corpus/scene" "$corpus/mesh" "$corpus/checkpoint" "$build/findings"
+mkdir -p "$corpus/scene" "$corpus/import" "$corpus/mesh" "$corpus/checkpoint" "$build/findings"
 cp "$root"/models/scenes/*.yaml "$corpus/scene/"
+cp "$root"/tests/models/import/data/*.urdf "$root"/tests/models/import/data/*.xml "$corpus/import/"
 cp "$root"/models/scenes/meshes/*.obj "$corpus/mesh/"
 cp "$root"/tests/fuzz/corpus/checkpoint/* "$corpus/checkpoint/"
 
@@ -24,7 +25,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
 cd "$root/models/scenes"  # scenes refer to meshes by paths relative to the catalog
-for harness in scene_loader:scene mesh_reader:mesh checkpoint_reader:checkpoint; do
+for harness in scene_loader:scene import_reader:import mesh_reader:mesh checkpoint_reader:checkpoint; do
   name="${harness%%:*}"
   dir="${harness##*:}"
   log="$build/fuzz_$name.log"

@@ -6,6 +6,7 @@
 //   hybridsim batch-merge DIRS      joins the result sets of batch shards
 //   hybridsim bench [SCENE...]      times catalog scenes (BENCHMARKS.md)
 //   hybridsim check SCENE           what the loader made of a scene, without running it
+//   hybridsim convert FILE -o F     a URDF or MJCF file as a hybridsim scene (docs/import.md)
 //   hybridsim replay OUTDIR -o F    a run's 3-D replay page (and glTF) from its files
 //   hybridsim plot OUTDIR -o F      a run's summary figure, or chosen columns
 #include <iostream>
@@ -21,6 +22,7 @@
 #include "tools/batch/batch_command.hpp"
 #include "tools/bench_command.hpp"
 #include "tools/check_command.hpp"
+#include "tools/convert_command.hpp"
 #include "tools/replay_command.hpp"
 #include "tools/run_command.hpp"
 
@@ -31,7 +33,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   hybridsim::RunCommandOptions run;
-  CLI::App* run_app = app.add_subcommand("run", "Simulate a scene (a YAML file or a catalog name)");
+  CLI::App* run_app =
+      app.add_subcommand("run", "Simulate a scene (a YAML, URDF or MJCF file, or a catalog name)");
   run_app->add_option("scene", run.scene, "Scene file or catalog name")->required();
   run_app->add_option("--integrator", run.integrator,
                       "Integrator name (see `hybridsim integrators`)");
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
   run_app->add_option("--set", run.overrides, "Override a scene value: KEY=VALUE (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  hybridsim::add_import_options(*run_app, run.import);
   run_app->add_option("--out", run.out_directory,
                       "Write every output into this folder: trajectory.csv, events.jsonl, "
                       "contacts.csv, summary.json, diagnostics.csv (those not given)");
@@ -133,11 +137,19 @@ int main(int argc, char** argv) {
   check_app->add_option("--set", check.overrides, "Override a scene value: KEY=VALUE (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  hybridsim::add_import_options(*check_app, check.import);
   check_app->add_flag("--strict", check.strict, "Exit with status 1 when there is a warning");
   check_app->add_flag("--json", check.json, "Print JSON instead of text");
   check_app
       ->add_option("--overlap", check.overlap, "Initial overlaps deeper than this (m) are warnings")
       ->capture_default_str();
+
+  hybridsim::ConvertCommandOptions convert;
+  CLI::App* convert_app = app.add_subcommand(
+      "convert", "Write a URDF or MJCF file as the hybridsim scene that `run` simulates");
+  convert_app->add_option("input", convert.input, "URDF or MJCF file")->required();
+  convert_app->add_option("-o,--output", convert.output, "Scene YAML (default: standard output)");
+  hybridsim::add_import_options(*convert_app, convert.import);
 
   CLI::App* reference_app = app.add_subcommand(
       "reference", "Print the scene format's reference (every key; docs/scene-reference.md)");
@@ -156,6 +168,7 @@ int main(int argc, char** argv) {
       ->add_option("--set", replay.overrides, "Override a scene value: KEY=VALUE (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  hybridsim::add_import_options(*replay_app, replay.import);
   replay_app->add_option("--events", replay.events, "Events JSON-lines file");
   replay_app->add_option("--contacts", replay.contacts, "Contacts CSV file");
   replay_app->add_option("--summary", replay.summary, "Summary JSON file");
@@ -224,6 +237,7 @@ int main(int argc, char** argv) {
   }
   if (*bench_app) return hybridsim::bench_command(bench);
   if (*check_app) return hybridsim::check_command(check);
+  if (*convert_app) return hybridsim::convert_command(convert);
   if (*replay_app) return hybridsim::replay_command(replay);
   if (*plot_app) return hybridsim::plot_command(plot);
   if (*merge_app) {

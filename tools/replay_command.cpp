@@ -72,7 +72,7 @@ int replay_command(const ReplayCommandOptions& options) {
                                      files.summary, error.what()));
       }
     }
-    const Model model = load_scene_file(scene, overrides);
+    const Model model = load_scene_file(scene, overrides, options.import);
     const ReplayRecording recording =
         read_replay_recording(model, files.trajectory, files.events, files.contacts, files.summary);
     if (options.output_html.empty() && options.output_gltf.empty()) {

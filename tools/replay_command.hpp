@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/scene_import.hpp"
+
 namespace hybridsim {
 
 // The files of one run: a folder written by `hybridsim run --out DIR` (trajectory.csv,
@@ -23,6 +25,7 @@ struct ReplayCommandOptions {
   // The scene: given, else the summary's "source" and "overrides".
   std::optional<std::string> scene;
   std::vector<std::string> overrides;
+  ImportOptions import;  // --resource-path, --urdf-root, --default-material
   double budget_mb = 20.0;
 };
 int replay_command(const ReplayCommandOptions& options);

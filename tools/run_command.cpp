@@ -218,7 +218,7 @@ int run_command(const RunCommandOptions& given_options) {
   try {
     const ResolvedOutputs resolved = resolve_outputs(given_options);
     const RunCommandOptions& options = resolved.options;
-    const Model model = load_scene_file(options.scene, options.overrides);
+    const Model model = load_scene_file(options.scene, options.overrides, options.import);
     SimulationOptions sim = command_simulation_options(model, options);
     const std::string integrator_name = options.integrator.value_or(model.simulation.integrator);
     auto integrator = make_integrator(integrator_name);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "models/scene_import.hpp"
+
 namespace hybridsim {
 
 struct RunCommandOptions {
@@ -24,6 +26,7 @@ struct RunCommandOptions {
   bool quiet = false;
   bool progress = false;  // forced on; otherwise on when stderr is a terminal
   std::vector<std::string> overrides;
+  ImportOptions import;  // --resource-path, --urdf-root, --default-material
   // Checkpoints: written to checkpoint_path after the first event every checkpoint_interval_s
   // seconds of wall time, and at the end of a run that went well; resume_path continues a run
   // from one (the same scene and overrides; a later stop time extends a finished run).

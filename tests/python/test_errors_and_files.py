@@ -219,3 +219,28 @@ def test_objects_made_without_init_raise_instead_of_crashing():
             call(uninitialised)
     with pytest.raises(TypeError):
         _hybridsim.ModelBuilder.to_yaml(5)
+
+
+def test_urdf_and_mjcf_files_load_convert_and_run(tmp_path):
+    """A URDF pendulum from Python and its converted scene run bit for bit alike; a bad MJCF file
+    names its line and element."""
+    data = os.path.join(os.path.dirname(__file__), "..", "models", "import", "data")
+    urdf = os.path.join(data, "pendulum.urdf")
+    sim = hybridsim.Simulator(urdf, set={"joints.hinge.initial.position": 0.1,
+                                         "simulation.stop_time": 1.0}, rtol=1e-10)
+    sim.run()
+    q_direct = sim.trajectory()["hinge.q"]
+    yaml_text, warnings = hybridsim.convert(urdf, tmp_path / "pendulum.yaml")
+    assert "anchor: [0, 0, 1]" in yaml_text and (tmp_path / "pendulum.yaml").read_text() == yaml_text
+    assert any("material 'Steel'" in w for w in warnings)
+    again = hybridsim.Simulator(str(tmp_path / "pendulum.yaml"),
+                                set={"joints.hinge.initial.position": 0.1,
+                                     "simulation.stop_time": 1.0}, rtol=1e-10)
+    again.run()
+    assert np.array_equal(q_direct, again.trajectory()["hinge.q"])
+    mjcf = hybridsim.load(os.path.join(data, "three_bodies.xml"))
+    assert mjcf.name == "three_bodies"
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<mujoco>\n<worldbody><body><freejoint/>\n<geom size='-1'/></body></worldbody></mujoco>")
+    with pytest.raises(hybridsim.SceneError, match=r"bad.xml:3: <geom>: sizes must be positive"):
+        hybridsim.load(str(bad))

@@ -18,6 +18,7 @@
 #include "core/errors.hpp"
 #include "core/friction_cone.hpp"
 #include "hybridsim/hybridsim.hpp"
+#include "models/scene_import.hpp"
 
 // Forwards the library's warnings to the host's callback, as they are raised.
 struct WarningForwarder final : hybridsim::SimulationObserver {
@@ -34,6 +35,7 @@ struct hybridsim_simulator {
   hybridsim::SimulatorConfig config;
   WarningForwarder warning_forwarder;
   std::vector<std::string> overrides;
+  hybridsim::ImportOptions import_options;  // "resource_path", "urdf_root", "default_material"
   std::optional<hybridsim::Simulator> simulator;
   std::string error;
   // Labels handed out through hybridsim_contact, valid until the next change.
@@ -262,6 +264,22 @@ hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key,
       s.config.linear_solver = value;
       return HYBRIDSIM_OK;
     }
+    // How URDF and MJCF files are read (as the command line's --resource-path, ...).
+    if (name == "resource_path") {
+      s.import_options.resource_paths.emplace_back(value);
+      return HYBRIDSIM_OK;
+    }
+    if (name == "urdf_root") {
+      if (std::strcmp(value, "fixed") != 0 && std::strcmp(value, "floating") != 0) {
+        throw InputError(fmt::format("option 'urdf_root' = '{}': 'fixed' or 'floating'", value));
+      }
+      s.import_options.urdf_root = value;
+      return HYBRIDSIM_OK;
+    }
+    if (name == "default_material") {
+      s.import_options.default_material = value;
+      return HYBRIDSIM_OK;
+    }
     std::optional<double>* target = name == "rtol"              ? &s.config.rtol
                                     : name == "atol"            ? &s.config.atol
                                     : name == "stop_time"       ? &s.config.stop_time
@@ -276,7 +294,7 @@ hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key,
           HYBRIDSIM_ERROR_NOT_FOUND,
           fmt::format("option '{}': unknown (integrator, table, linear_solver, rtol, "
                       "atol, stop_time, output_interval, max_step, step_size, time_limit, "
-                      "step_budget)",
+                      "step_budget, resource_path, urdf_root, default_material)",
                       name)};
     }
     // from_chars: the C locale's decimal point whatever the host's locale is.
@@ -309,7 +327,17 @@ hybridsim_status hybridsim_add_override(hybridsim_simulator* sim, const char* as
 hybridsim_status hybridsim_load_file(hybridsim_simulator* sim, const char* path_or_name) {
   return guarded(sim, [&](hybridsim_simulator& s) {
     require(path_or_name, "path_or_name");
-    load(s, hybridsim::load_scene_file(path_or_name, s.overrides));
+    load(s, hybridsim::load_scene_file(path_or_name, s.overrides, s.import_options));
+    return HYBRIDSIM_OK;
+  });
+}
+
+hybridsim_status hybridsim_convert_file(hybridsim_simulator* sim, const char* input_path,
+                                        const char* output_yaml_path) {
+  return guarded(sim, [&](hybridsim_simulator& s) {
+    require(input_path, "input_path");
+    require(output_yaml_path, "output_yaml_path");
+    (void)hybridsim::convert_scene_file(input_path, s.import_options, output_yaml_path);
     return HYBRIDSIM_OK;
   });
 }
@@ -319,7 +347,7 @@ hybridsim_status hybridsim_load_string(hybridsim_simulator* sim, const char* yam
   return guarded(sim, [&](hybridsim_simulator& s) {
     require(yaml_text, "yaml_text");
     load(s, hybridsim::load_scene_text(yaml_text, source_name != nullptr ? source_name : "<string>",
-                                       s.overrides));
+                                       s.overrides, s.import_options));
     return HYBRIDSIM_OK;
   });
 }

@@ -23,4 +23,5 @@ set(HYBRIDSIM_PUBLIC_INTEGRATOR_HEADERS
   integrators/integrator.hpp
   integrators/simulation.hpp)
 set(HYBRIDSIM_PUBLIC_MODEL_HEADERS
+  models/scene_import.hpp
   models/scene_loader.hpp)

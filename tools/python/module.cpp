@@ -26,6 +26,7 @@
 #include "hybridsim/model_builder.hpp"
 #include "hybridsim/simulator.hpp"
 #include "hybridsim/version.h"
+#include "models/scene_import.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/output_writers.hpp"
 
@@ -561,12 +562,39 @@ PYBIND11_MODULE(_hybridsim, m) {
       .def_property_readonly("name", [](py::handle self) { return initialised<Model>(self).name; })
       .def("describe", [](py::handle self) { return describe_model(initialised<Model>(self)); });
 
+  // URDF and MJCF files: the import options of the command line (docs/import.md).
+  const auto import_options = [](const std::vector<std::string>& resource_paths,
+                                 const std::string& urdf_root,
+                                 const std::string& default_material) {
+    ImportOptions options;
+    options.resource_paths = resource_paths;
+    options.urdf_root = urdf_root;
+    options.default_material = default_material;
+    return options;
+  };
   m.def(
       "load_scene",
-      [](const std::string& scene, const std::vector<std::string>& overrides) {
-        return load_scene_file(scene, overrides);
+      [import_options](const std::string& scene, const std::vector<std::string>& overrides,
+                       const std::vector<std::string>& resource_paths, const std::string& urdf_root,
+                       const std::string& default_material) {
+        return load_scene_file(scene, overrides,
+                               import_options(resource_paths, urdf_root, default_material));
       },
-      py::arg("scene"), py::arg("overrides") = std::vector<std::string>{});
+      py::arg("scene"), py::arg("overrides") = std::vector<std::string>{},
+      py::arg("resource_paths") = std::vector<std::string>{}, py::arg("urdf_root") = "fixed",
+      py::arg("default_material") = "Steel");
+  m.def(
+      "convert_scene",
+      [import_options](const std::string& path, const std::string& output,
+                       const std::vector<std::string>& resource_paths, const std::string& urdf_root,
+                       const std::string& default_material) {
+        const ConvertedScene converted = convert_scene_file(
+            path, import_options(resource_paths, urdf_root, default_material), output);
+        return py::make_tuple(converted.yaml, converted.warnings);
+      },
+      py::arg("path"), py::arg("output") = "",
+      py::arg("resource_paths") = std::vector<std::string>{}, py::arg("urdf_root") = "fixed",
+      py::arg("default_material") = "Steel");
   m.def("catalog", [] {
     py::list entries;
     for (const CatalogEntry& entry : list_catalog()) {

@@ -13,6 +13,7 @@
 // | core/math.hpp               | Vec3, Quat, Pose, VectorX (Eigen), kInfinity, kNaN            |
 // | core/errors.hpp             | InputError, NotSupportedError, SolverError                    |
 // | models/scene_loader.hpp     | load_scene_file, load_scene_text                              |
+// | models/scene_import.hpp     | URDF and MJCF files: ImportOptions, convert_scene_file        |
 // | core/model.hpp              | Model: bodies, shapes, materials, contact pairs, inputs       |
 // | core/signal.hpp             | input signals (constant, step, ramp, sine, table)             |
 // | core/contact_law.hpp        | normal laws, damping models, ContactResult                    |
@@ -30,6 +31,7 @@
 #include "hybridsim/model_builder.hpp"
 #include "hybridsim/simulator.hpp"
 #include "hybridsim/version.h"
+#include "models/scene_import.hpp"
 #include "models/scene_loader.hpp"
 
 namespace hybridsim {

@@ -18,20 +18,39 @@ import numpy as _np
 from ._hybridsim import Model, SceneError, __version__  # noqa: F401
 from . import _hybridsim
 
-__all__ = ["Model", "ModelBuilder", "SceneError", "Simulator", "load", "catalog", "read_csv", "read_run", "batch",
-           "executable", "__version__"]
+__all__ = ["Model", "ModelBuilder", "SceneError", "Simulator", "load", "convert", "catalog", "read_csv",
+           "read_run", "batch", "executable", "__version__"]
 
 
-def load(scene, set=None):  # noqa: A002 - `set` as on the command line
-    """The Model of a scene file or catalog name, with `set` overrides ("KEY=VALUE" strings or a
-    dict {KEY: VALUE}). A malformed scene raises SceneError naming the file, key and value."""
+def load(scene, set=None, resource_path=None, urdf_root="fixed",  # noqa: A002 - `set` as on the CLI
+         default_material="Steel"):
+    """The Model of a scene file (YAML, URDF or MJCF) or catalog name, with `set` overrides
+    ("KEY=VALUE" strings or a dict {KEY: VALUE}). resource_path, urdf_root and default_material
+    apply to URDF and MJCF files (docs/import.md). A malformed scene raises SceneError naming the
+    file, key and value (for URDF and MJCF: the line and element)."""
     if isinstance(scene, Model):
         if set:
             raise TypeError("overrides apply to a scene file or name, not to a loaded Model")
         return scene
     if not isinstance(scene, (str, _os.PathLike)):
         raise TypeError(f"scene: a file path or a catalog name, not {type(scene).__name__}")
-    return _hybridsim.load_scene(_os.fspath(scene), _overrides(set))
+    return _hybridsim.load_scene(_os.fspath(scene), _overrides(set), _paths(resource_path), urdf_root,
+                                 default_material)
+
+
+def convert(path, output=None, resource_path=None, urdf_root="fixed", default_material="Steel"):
+    """The hybridsim scene YAML of a URDF or MJCF file, as `hybridsim convert` writes it (to
+    `output` too when given), and the warnings of what the scene does differently: (yaml, warnings)."""
+    return _hybridsim.convert_scene(_os.fspath(path), _os.fspath(output) if output else "",
+                                    _paths(resource_path), urdf_root, default_material)
+
+
+def _paths(value):
+    if value is None:
+        return []
+    if isinstance(value, (str, _os.PathLike)):
+        return [_os.fspath(value)]
+    return [_os.fspath(v) for v in value]
 
 
 def _overrides(values):
