@@ -27,14 +27,13 @@
 #include "models/joint_reader.hpp"
 #include "models/mass_properties.hpp"
 #include "models/mesh_reader.hpp"
+#include "models/palette.hpp"
 #include "models/scene_import.hpp"
 #include "models/signal_reader.hpp"
 #include "models/wheel_reader.hpp"
 #include "models/yaml_reader.hpp"
 
 namespace hybridsim {
-
-extern const char* const kMaterialPaletteYaml;  // generated from models/materials.yaml
 
 namespace {
 

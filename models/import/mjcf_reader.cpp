@@ -10,31 +10,13 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "models/import/mjcf_elements.hpp"
 #include "models/import/xml_document.hpp"
+#include "models/palette.hpp"
 
 namespace hybridsim {
 
-extern const char* const kMaterialPaletteYaml;
-
 namespace {
-
-using Attributes = std::map<std::string, std::string>;
-
-// A default class: the attributes it gives each element tag (geom, joint, mesh, ...).
-struct DefaultClass {
-  std::map<std::string, Attributes> by_tag;
-};
-
-// An element's effective attributes: its class's defaults overlaid by its own.
-struct ResolvedElement {
-  const XmlElement* element = nullptr;
-  Attributes attributes;
-  bool has(const std::string& key) const { return attributes.count(key) != 0; }
-  std::string text(const std::string& key, const std::string& fallback) const {
-    const auto found = attributes.find(key);
-    return found == attributes.end() ? fallback : found->second;
-  }
-};
 
 // MuJoCo's collision filter: geoms touch when (contype1 & conaffinity2) || (contype2 &
 // conaffinity1).
@@ -77,7 +59,6 @@ class MjcfReader {
     tree_["name"] = attribute(mujoco, "model").value_or("mujoco_model");
     tree_["description"] = "MuJoCo model imported from MJCF";
     tree_["gravity"] = vec3_node(Vec3(0.0, 0.0, -9.81));
-    classes_["main"] = DefaultClass{};
     // Settings first: angles, defaults and meshes apply to the bodies wherever they stand.
     for (const char* tag : {"compiler", "option", "default", "asset"}) {
       for (const XmlElement* e = first_child(mujoco, tag); e; e = next_sibling(*e, tag)) {
@@ -114,17 +95,18 @@ class MjcfReader {
     const std::string tag = element_name(e);
     if (tag == "compiler") read_compiler(e);
     if (tag == "option") read_option(e);
-    if (tag == "default") read_default(e, DefaultClass{}, true);
+    if (tag == "default") defaults_.read(document_, e);
     if (tag == "asset") read_assets(e);
   }
 
   void read_compiler(const XmlElement& e) {
     const std::string angle = attribute(e, "angle").value_or("degree");
     if (angle != "degree" && angle != "radian") document_.fail(e, "angle: 'degree' or 'radian'");
-    angle_scale_ = angle == "degree" ? std::numbers::pi / 180.0 : 1.0;
-    eulerseq_ = attribute(e, "eulerseq").value_or("xyz");
-    if (eulerseq_.size() != 3 || eulerseq_.find_first_not_of("xyzXYZ") != std::string::npos) {
-      document_.fail(e, fmt::format("eulerseq '{}': three of x, y, z, X, Y, Z", eulerseq_));
+    angles_.scale = angle == "degree" ? std::numbers::pi / 180.0 : 1.0;
+    angles_.eulerseq = attribute(e, "eulerseq").value_or("xyz");
+    if (angles_.eulerseq.size() != 3 ||
+        angles_.eulerseq.find_first_not_of("xyzXYZ") != std::string::npos) {
+      document_.fail(e, fmt::format("eulerseq '{}': three of x, y, z, X, Y, Z", angles_.eulerseq));
     }
     meshdir_ = attribute(e, "meshdir").value_or("");
     for (const std::string& name : attribute_names(e)) {
@@ -159,32 +141,11 @@ class MjcfReader {
     }
   }
 
-  // A <default> and its nested classes; the top one is "main".
-  void read_default(const XmlElement& e, const DefaultClass& parent, bool top) {
-    const std::string name =
-        top ? attribute(e, "class").value_or("main") : attribute(e, "class").value_or("");
-    if (name.empty()) document_.fail(e, "a nested default needs a class");
-    DefaultClass own = parent;
-    for (const XmlElement* child = first_child(e); child; child = next_sibling(*child)) {
-      const std::string tag = element_name(*child);
-      if (tag == "default") continue;
-      Attributes& attributes = own.by_tag[tag];
-      for (const std::string& key : attribute_names(*child)) {
-        attributes[key] = *attribute(*child, key.c_str());
-      }
-    }
-    classes_[name] = own;
-    for (const XmlElement* child = first_child(e, "default"); child;
-         child = next_sibling(*child, "default")) {
-      read_default(*child, own, false);
-    }
-  }
-
   void read_assets(const XmlElement& e) {
     for (const XmlElement* child = first_child(e); child; child = next_sibling(*child)) {
       const std::string tag = element_name(*child);
       if (tag == "mesh") {
-        const ResolvedElement mesh = resolve(*child, "");
+        const MjcfElement mesh = resolve(*child, "");
         const std::string file = mesh.text("file", "");
         if (file.empty()) document_.fail(*child, "a mesh needs a file");
         const std::string name = mesh.text("name", std::filesystem::path(file).stem().string());
@@ -197,101 +158,19 @@ class MjcfReader {
     }
   }
 
-  // The element's attributes over those of its class (or the enclosing body's childclass).
-  ResolvedElement resolve(const XmlElement& e, const std::string& childclass) {
-    ResolvedElement resolved;
-    resolved.element = &e;
-    const std::string class_name =
-        attribute(e, "class").value_or(childclass.empty() ? "main" : childclass);
-    const auto found = classes_.find(class_name);
-    if (found == classes_.end()) {
-      document_.fail(e, fmt::format("the default class '{}' does not exist", class_name));
-    }
-    const auto tag_defaults = found->second.by_tag.find(element_name(e));
-    if (tag_defaults != found->second.by_tag.end()) resolved.attributes = tag_defaults->second;
-    for (const std::string& key : attribute_names(e)) {
-      resolved.attributes[key] = *attribute(e, key.c_str());
-    }
-    return resolved;
+  MjcfElement resolve(const XmlElement& e, const std::string& childclass) {
+    return defaults_.resolve(document_, e, childclass);
   }
-
-  std::vector<double> values(const ResolvedElement& r, const char* key, std::size_t count) {
-    return numbers_from_text(document_, *r.element, key, r.attributes.at(key), count);
+  std::vector<double> values(const MjcfElement& r, const char* key, std::size_t count) {
+    return mjcf_values(document_, r, key, count);
   }
-  double value(const ResolvedElement& r, const char* key, double fallback) {
-    return r.has(key) ? values(r, key, 1)[0] : fallback;
+  double value(const MjcfElement& r, const char* key, double fallback) {
+    return mjcf_value(document_, r, key, fallback);
   }
-  Vec3 vec3(const ResolvedElement& r, const char* key, const Vec3& fallback) {
-    if (!r.has(key)) return fallback;
-    const std::vector<double> v = values(r, key, 3);
-    return {v[0], v[1], v[2]};
+  Vec3 vec3(const MjcfElement& r, const char* key, const Vec3& fallback) {
+    return mjcf_vec3(document_, r, key, fallback);
   }
-
-  // An element's frame in its parent's: pos and one of quat, euler, axisangle, xyaxes, zaxis.
-  ImportPose frame(const ResolvedElement& r) {
-    ImportPose pose;
-    pose.p = vec3(r, "pos", Vec3::Zero());
-    int given = 0;
-    if (r.has("quat")) {
-      ++given;
-      const std::vector<double> q = values(r, "quat", 4);
-      pose.q = Quat(q[0], q[1], q[2], q[3]);
-      if (!(pose.q.norm() > 1e-12)) document_.fail(*r.element, "quat must not be zero");
-      pose.q.normalize();
-    }
-    if (r.has("axisangle")) {
-      ++given;
-      const std::vector<double> a = values(r, "axisangle", 4);
-      const Vec3 axis(a[0], a[1], a[2]);
-      if (!(axis.norm() > 1e-12)) document_.fail(*r.element, "axisangle: zero axis");
-      pose.q = Quat(Eigen::AngleAxisd(a[3] * angle_scale_, axis.normalized()));
-    }
-    if (r.has("euler")) {
-      ++given;
-      pose.q = euler_rotation(vec3(r, "euler", Vec3::Zero()) * angle_scale_);
-    }
-    if (r.has("zaxis")) {
-      ++given;
-      const Vec3 z = vec3(r, "zaxis", Vec3::UnitZ());
-      if (!(z.norm() > 1e-12)) document_.fail(*r.element, "zaxis must not be zero");
-      pose.q = Quat::FromTwoVectors(Vec3::UnitZ(), z);
-    }
-    if (r.has("xyaxes")) {
-      ++given;
-      const std::vector<double> v = values(r, "xyaxes", 6);
-      // Checked before normalising: Eigen leaves a zero vector zero.
-      const Vec3 x_given(v[0], v[1], v[2]);
-      if (!(x_given.norm() > 1e-12)) document_.fail(*r.element, "xyaxes: a zero x axis");
-      const Vec3 x = x_given.normalized();
-      Vec3 y(v[3], v[4], v[5]);
-      y -= y.dot(x) * x;
-      if (!(y.norm() > 1e-12 * Vec3(v[3], v[4], v[5]).norm()) || !(y.norm() > 0.0)) {
-        document_.fail(*r.element, "xyaxes: the y axis is zero or along x");
-      }
-      y.normalize();
-      Mat3 R;
-      R << x, y, x.cross(y);
-      pose.q = Quat(R);
-    }
-    if (given > 1) {
-      document_.fail(*r.element, "give one of quat, axisangle, euler, xyaxes, zaxis");
-    }
-    return pose;
-  }
-
-  // Euler angles in the compiler's sequence: a lowercase axis turns with the frame (intrinsic,
-  // multiplied on the right), an uppercase one stays fixed (extrinsic, on the left).
-  Quat euler_rotation(const Vec3& angles) const {
-    Quat q = Quat::Identity();
-    for (int i = 0; i < 3; ++i) {
-      const char axis_name = eulerseq_[i];
-      const char lower = static_cast<char>(std::tolower(axis_name));
-      const Vec3 axis = lower == 'x' ? Vec3::UnitX() : lower == 'y' ? Vec3::UnitY() : Vec3::UnitZ();
-      const Quat turn(Eigen::AngleAxisd(angles[i], axis));
-      q = axis_name == lower ? Quat(q * turn) : Quat(turn * q);
-    }
-    return q;
-  }
+  ImportPose frame(const MjcfElement& r) { return mjcf_frame(document_, r, angles_); }
 
   void read_world_body(const XmlElement& world) {
     YAML::Node world_body;
@@ -322,7 +201,7 @@ class MjcfReader {
   void read_body(const XmlElement& e, const std::string& parent, const ImportPose& X_WP,
                  const std::string& inherited_class, int depth) {
     if (depth > 1000) document_.fail(e, "bodies nested more than 1000 deep");
-    const ResolvedElement body = resolve(e, inherited_class);
+    const MjcfElement body = resolve(e, inherited_class);
     const std::string childclass = attribute(e, "childclass").value_or(inherited_class);
     const std::string name =
         attribute(e, "name").value_or(fmt::format("body{}", ++unnamed_bodies_));
@@ -389,7 +268,7 @@ class MjcfReader {
 
   // <inertial pos quat mass diaginertia|fullinertia>: the body's mass properties, explicit.
   void read_inertial(const XmlElement& e, YAML::Node body) {
-    const ResolvedElement inertial = resolve(e, "");
+    const MjcfElement inertial = resolve(e, "");
     const double mass = value(inertial, "mass", 0.0);
     if (!(mass > 0.0)) document_.fail(e, "the mass must be positive");
     const ImportPose X_BC = frame(inertial);
@@ -423,7 +302,7 @@ class MjcfReader {
       node["anchor"] = vec3_node(X_WB.p);
       return node;
     }
-    const ResolvedElement joint = resolve(*element, childclass);
+    const MjcfElement joint = resolve(*element, childclass);
     node["name"] = joint.text("name", child + "_joint");
     const std::string type = joint.text("type", "hinge");
     if (type == "hinge" || type == "slide") {
@@ -454,7 +333,7 @@ class MjcfReader {
       if (!ball) {
         node["stiffness"] = number_node(value(joint, "stiffness", 0.0));
         // A hinge's spring reference is an angle, in the compiler's unit.
-        const double scale = type == "hinge" ? angle_scale_ : 1.0;
+        const double scale = type == "hinge" ? angles_.scale : 1.0;
         node["spring_reference"] = number_node(value(joint, "springref", 0.0) * scale);
       }
     }
@@ -473,7 +352,7 @@ class MjcfReader {
   }
 
   // A geom as a shape of its body, with its generated material.
-  YAML::Node geom_node(const ResolvedElement& geom, const ImportPose& X_BF, bool world) {
+  YAML::Node geom_node(const MjcfElement& geom, const ImportPose& X_BF, bool world) {
     const XmlElement& e = *geom.element;
     YAML::Node shape;
     shape["name"] = geom.text("name", fmt::format("geom{}", ++unnamed_geoms_));
@@ -586,13 +465,13 @@ class MjcfReader {
     return shape;
   }
 
-  void add_mesh(YAML::Node shape, const ResolvedElement& geom, bool world) {
+  void add_mesh(YAML::Node shape, const MjcfElement& geom, bool world) {
     const XmlElement& e = *geom.element;
     const auto found = meshes_.find(geom.text("mesh", ""));
     if (found == meshes_.end()) {
       document_.fail(e, fmt::format("the mesh asset '{}' does not exist", geom.text("mesh", "")));
     }
-    const ResolvedElement& mesh = found->second;
+    const MjcfElement& mesh = found->second;
     const std::string uri =
         (std::filesystem::path(meshdir_) / mesh.text("file", "")).lexically_normal().string();
     std::string searched;
@@ -616,7 +495,7 @@ class MjcfReader {
     if (scale.x() != 1.0) shape["scale"] = number_node(scale.x());
   }
 
-  void read_contact_filter(const ResolvedElement& geom, YAML::Node shape) {
+  void read_contact_filter(const MjcfElement& geom, YAML::Node shape) {
     const auto bit_set = [&](const char* key) {
       const double given = value(geom, key, 1.0);
       if (!(given >= 0.0 && given <= 4294967295.0 && given == std::floor(given))) {
@@ -696,16 +575,15 @@ class MjcfReader {
   const XmlDocument& document_;
   ImportContext& context_;
   YAML::Node tree_;
-  std::map<std::string, DefaultClass> classes_;
-  std::map<std::string, ResolvedElement> meshes_;
+  MjcfDefaults defaults_;
+  std::map<std::string, MjcfElement> meshes_;
   std::map<GeomMaterial, std::string> materials_;
   std::vector<std::pair<GeomMaterial, std::string>> material_list_;  // in the order of first use
   std::set<CollisionBits> collision_bits_;
   std::vector<std::pair<YAML::Node, CollisionBits>> shape_bits_;
   const XmlElement* filter_line_ = nullptr;
   std::set<std::string> body_names_;
-  double angle_scale_ = std::numbers::pi / 180.0;
-  std::string eulerseq_ = "xyz";
+  MjcfAngles angles_;
   std::string meshdir_;
   double youngs_modulus_ = 0.0, poisson_ratio_ = 0.0;
   bool elliptic_cone_ = false;
