@@ -22,6 +22,7 @@ cp "$root"/models/scenes/meshes/*.obj "$corpus/mesh/"
 cp "$root"/tests/fuzz/corpus/checkpoint/* "$corpus/checkpoint/"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export LSAN_OPTIONS="suppressions=$root/tools/lsan_suppressions.txt"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
 cd "$root/models/scenes"  # scenes refer to meshes by paths relative to the catalog

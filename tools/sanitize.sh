@@ -24,6 +24,7 @@ fi
 build="$(bash "$root/tools/sanitize_configure.sh")"
 cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export LSAN_OPTIONS="suppressions=$root/tools/lsan_suppressions.txt"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$build"
 # Left out: the installed-package tests (they build hosts against an install of the library, which

@@ -162,6 +162,24 @@ UrdfIndex check_urdf(const XmlDocument& document) {
     }
   }
   if (index.links.empty()) document.fail(robot, "a robot needs at least one link");
+  // A tree: each link the child of one joint at most, and one link the child of none.
+  std::map<std::string, const XmlElement*> parent_joint_of;
+  for (const auto& [name, joint] : index.joints) {
+    const std::string child = *attribute(*first_child(*joint, "child"), "link");
+    if (!parent_joint_of.emplace(child, joint).second) {
+      document.fail(*joint, fmt::format("the link '{}' is already the child of <joint name='{}'>",
+                                        child, *attribute(*parent_joint_of[child], "name")));
+    }
+  }
+  if (parent_joint_of.size() + 1 != index.links.size()) {
+    document.fail(robot, fmt::format("{} links and {} joints: a robot is a tree of links with one "
+                                     "root (a link that is no joint's child)",
+                                     index.links.size(), index.joints.size()));
+  }
+  for (const XmlElement* material = first_child(robot, "material"); material;
+       material = next_sibling(*material, "material")) {
+    if (!attribute(*material, "name")) document.fail(*material, "a material needs a name");
+  }
   return index;
 }
 
