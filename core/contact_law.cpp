@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace hybridsim {
 namespace {
@@ -111,6 +112,15 @@ double compute_elastic_energy(const ContactLawParameters& law, double penetratio
   return law.stiffness * std::pow(penetration, n + 1.0) / (n + 1.0);
 }
 
+double compute_spin_lever(const ContactLawParameters& law, double penetration) {
+  constexpr double kPatchLever = 3.0 * std::numbers::pi / 16.0;
+  if (law.torsional_patch_radius > 0.0) return kPatchLever * law.torsional_patch_radius;
+  if (law.torsional_surface_radius > 0.0) {
+    return kPatchLever * std::sqrt(law.torsional_surface_radius * std::max(penetration, 0.0));
+  }
+  return law.r_geo;
+}
+
 ContactForce compute_contact_force(const ContactLawParameters& law, double damping,
                                    const ContactKinematics& kinematics) {
   ContactForce result;
@@ -151,11 +161,12 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
         result.tau_B_W -= law.rolling_resistance * lever /
                           regularize_speed(w_tangent.norm(), law.w_small) * w_tangent;
       }
+      const double spin_lever = compute_spin_lever(law, kinematics.penetration) * f_press;
       if (law.torsional_friction > 0.0 && kinematics.spin_direction != 0.0) {
         // Torsional stick, turning: unregularised against the sense of the last event.
-        result.tau_B_W -= law.torsional_friction * lever * kinematics.spin_direction * n;
+        result.tau_B_W -= law.torsional_friction * spin_lever * kinematics.spin_direction * n;
       } else if (law.torsional_friction > 0.0 && !kinematics.spin_sticking) {
-        result.tau_B_W -= law.torsional_friction * lever * spin /
+        result.tau_B_W -= law.torsional_friction * spin_lever * spin /
                           regularize_speed(std::abs(spin), law.w_small) * n;
       }
     }

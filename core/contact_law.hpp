@@ -57,7 +57,9 @@ struct ContactLawParameters {
   FrictionParameters friction;      // tangential friction law and its coefficients
   double rolling_resistance = 0.0;  // mu_r, dimensionless (torque = mu_r * r_geo * f_n)
   double torsional_friction = 0.0;  // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n)
-  double w_small = 0.01;            // rad/s, regularization of the rolling and spin torques
+  double torsional_patch_radius = 0.0;    // m, a: spin lever (3 pi / 16) a instead of r_geo
+  double torsional_surface_radius = 0.0;  // m, R: a = sqrt(R delta) (when no patch radius)
+  double w_small = 0.01;                  // rad/s, regularization of the rolling and spin torques
   bool merged_rolling_torque = false;  // Modia3D: one torque opposing the whole relative rotation
 };
 
@@ -151,6 +153,11 @@ double compute_normal_force(const ContactLawParameters& law, double damping, dou
 // Potential energy in J stored by the undamped part of the normal law at penetration delta (m);
 // 0 for delta <= 0.
 double compute_elastic_energy(const ContactLawParameters& law, double penetration);
+
+// The lever of the spin torque, which is torsional_friction * lever * f_n: r_geo, or Gazebo's
+// (3 pi / 16) a over a pressure patch of radius a (the mean lever of a Hertzian pressure
+// distribution, Gazebo's torsional friction) with a given or a = sqrt(R delta).
+double compute_spin_lever(const ContactLawParameters& law, double penetration);
 
 // The force and torque of one contact. `damping` is d_res, fixed at contact start.
 ContactForce compute_contact_force(const ContactLawParameters& law, double damping,

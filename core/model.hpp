@@ -47,6 +47,11 @@ struct ContactMaterial {
   FrictionParameters friction;  // tangential friction law and its coefficients
   double rolling_resistance = 0.0;  // mu_r, dimensionless (torque = mu_r * r_geo * f_n, N m)
   double torsional_friction = 0.0;  // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n, N m)
+  // Gazebo's torsional friction (Gazebo's ODE contact): torque (3 pi / 16) a mu_tor f_n over a
+  // contact patch of radius a, given (patch_radius) or Hertz's sqrt(R delta) of a surface radius
+  // R (surface_radius); 0 keeps the lever r_geo.
+  double torsional_patch_radius = 0.0;    // m
+  double torsional_surface_radius = 0.0;  // m
   double w_small = 0.01;  // rad/s; rolling and spin torques are regularised below this speed
   // Modia3D's form: one torque mu_r r_geo f_n opposing the whole relative rotation w_B - w_A
   // (torsional_friction unused); false: separate rolling and spin torques.

@@ -117,6 +117,8 @@ ContactLawParameters resolve_contact_law(const Model& model, int shape_a, int sh
   law.friction = cm.friction;
   law.rolling_resistance = cm.rolling_resistance;
   law.torsional_friction = cm.torsional_friction;
+  law.torsional_patch_radius = cm.torsional_patch_radius;
+  law.torsional_surface_radius = cm.torsional_surface_radius;
   law.w_small = cm.w_small;
   law.merged_rolling_torque = cm.merged_rolling_torque;
   return law;

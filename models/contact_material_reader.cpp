@@ -190,6 +190,12 @@ void read_contact_materials(MapReader& root, Model& model) {
     cm.friction = read_friction(reader);
     cm.rolling_resistance = reader.non_negative("rolling_resistance", 0.0);
     cm.torsional_friction = reader.non_negative("torsional_friction", 0.0);
+    cm.torsional_patch_radius = reader.non_negative("torsional_patch_radius", 0.0);
+    cm.torsional_surface_radius = reader.non_negative("torsional_surface_radius", 0.0);
+    if (cm.torsional_patch_radius > 0.0 && cm.torsional_surface_radius > 0.0) {
+      reader.fail("torsional_surface_radius",
+                  "give torsional_patch_radius or torsional_surface_radius, not both");
+    }
     cm.w_small = reader.positive("w_small", 0.01);
     cm.merged_rolling_torque = reader.boolean("merged_rolling_torque", false);
     if (cm.friction.torsional_stick && !(cm.torsional_friction > 0.0)) {
@@ -262,6 +268,12 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
   cm.friction.slip_compliance = A.friction.slip_compliance + B.friction.slip_compliance;
   cm.rolling_resistance = mean(A.rolling_resistance, B.rolling_resistance);
   cm.torsional_friction = mean(A.torsional_friction, B.torsional_friction);
+  // Gazebo's rules: the larger patch, the surfaces' curvatures added.
+  cm.torsional_patch_radius = std::max(A.torsional_patch_radius, B.torsional_patch_radius);
+  const auto curvature = [](double radius) { return radius > 0.0 ? 1.0 / radius : 0.0; };
+  const double curvature_sum =
+      curvature(A.torsional_surface_radius) + curvature(B.torsional_surface_radius);
+  cm.torsional_surface_radius = curvature_sum > 0.0 ? 1.0 / curvature_sum : 0.0;
   cm.w_small = std::max(A.w_small, B.w_small);
   cm.origin = fmt::format(
       "fallback: the self pairs [{0}, {0}] and [{1}, {1}] combined (geometric means of "

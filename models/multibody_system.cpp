@@ -221,7 +221,8 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
     ++patch->points;
     patch->normal_force += f_press;
     patch->static_limit += pair.law.friction.mu_static * f_press;
-    patch->spin_limit += pair.law.torsional_friction * pair.law.r_geo * f_press;
+    patch->spin_limit +=
+        pair.law.torsional_friction * compute_spin_lever(pair.law, contact.penetration) * f_press;
     patch->roll_limit += pair.law.rolling_resistance * pair.law.r_geo * f_press;
     patch->point_sum_W += p_WC;
     patch->normal_sum_W += patch_sign * n;

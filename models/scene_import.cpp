@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "models/import/mjcf_reader.hpp"
 #include "models/import/scene_tree.hpp"
+#include "models/import/sdf_reader.hpp"
 #include "models/import/urdf_reader.hpp"
 #include "models/input_file.hpp"
 #include "models/scene_loader.hpp"
@@ -74,8 +75,8 @@ ConvertedScene convert_scene_text(const std::string& text, const std::string& so
       tree = read_mjcf(text, context);
       break;
     case SceneFormat::sdf:
-      throw NotSupportedError(
-          fmt::format("{}:1: <sdf>: SDFormat worlds are not read yet (URDF and MJCF are)", source));
+      tree = read_sdf(text, context);
+      break;
     case SceneFormat::yaml:
       throw InputError(fmt::format("{}:1: not a URDF (<robot>) or MJCF (<mujoco>) file", source));
   }

@@ -109,6 +109,10 @@ json contact_material_json(const ContactMaterial& cm) {
   c["friction"] = friction;
   if (cm.rolling_resistance > 0.0) c["rolling_resistance"] = cm.rolling_resistance;
   if (cm.torsional_friction > 0.0) c["torsional_friction"] = cm.torsional_friction;
+  if (cm.torsional_patch_radius > 0.0) c["torsional_patch_radius"] = cm.torsional_patch_radius;
+  if (cm.torsional_surface_radius > 0.0) {
+    c["torsional_surface_radius"] = cm.torsional_surface_radius;
+  }
   if (cm.observer) c["observer"] = true;
   return c;
 }

@@ -4,7 +4,7 @@
 # with --fuzz clang for the fuzzers.
 set -euo pipefail
 packages=(cmake gcc g++ make pkg-config libsundials-dev libsuitesparse-dev libeigen3-dev libccd-dev libqhull-dev libtinyobjloader-dev libpng-dev doctest-dev
-          libtinyxml2-dev libtinyxml-dev liburdfdom-dev
+          libtinyxml2-dev libtinyxml-dev liburdfdom-dev libsdformat-dev
           libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           libopenmpi-dev openmpi-bin python3 python3-matplotlib libjs-three
           python3-dev python3-numpy pybind11-dev)

@@ -183,29 +183,15 @@ UrdfIndex check_urdf(const XmlDocument& document) {
   return index;
 }
 
-// urdfdom reports errors through console_bridge, a process-wide logger: one import at a time
-// captures them.
-class CapturedLog : public console_bridge::OutputHandler {
- public:
-  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
-    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR && error.empty()) error = text;
-  }
-  std::string error;
-};
-
 urdf::ModelInterfaceSharedPtr parse_with_urdfdom(const std::string& text,
                                                  const XmlDocument& document) {
-  static std::mutex console_mutex;
-  const std::lock_guard<std::mutex> lock(console_mutex);
-  CapturedLog log;
-  console_bridge::useOutputHandler(&log);
+  CapturedConsole log;
   urdf::ModelInterfaceSharedPtr model;
   try {
     model = urdf::parseURDF(text);
   } catch (const std::exception& error) {
     log.error = error.what();
   }
-  console_bridge::restorePreviousOutputHandler();
   if (!model) {
     document.fail(document.root(), fmt::format("urdfdom cannot read the robot: {}",
                                                log.error.empty() ? "no reason given" : log.error));
@@ -477,6 +463,26 @@ class UrdfReader {
 };
 
 }  // namespace
+
+namespace {
+std::mutex& console_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+}  // namespace
+
+CapturedConsole::CapturedConsole() : lock_(console_mutex()) {
+  console_bridge::useOutputHandler(this);
+}
+
+CapturedConsole::~CapturedConsole() {
+  console_bridge::restorePreviousOutputHandler();
+}
+
+void CapturedConsole::log(const std::string& text, console_bridge::LogLevel level, const char*,
+                          int) {
+  if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR && error.empty()) error = text;
+}
 
 YAML::Node read_urdf(const std::string& text, ImportContext& context) {
   const XmlDocument document(text, context.source());

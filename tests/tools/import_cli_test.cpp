@@ -48,12 +48,14 @@ void check_convert_then_run(const std::string& file, const std::string& sets) {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("convert then run: bit-identical trajectories and events for URDF and MJCF files") {
+TEST_CASE("convert then run: bit-identical trajectories and events for URDF, MJCF and SDF files") {
   check_convert_then_run(import_data("pendulum.urdf"),
                          "--set joints.hinge.initial.position=2.9 --stop-time 0.5");
   check_convert_then_run(import_data("two_link_arm.urdf"),
                          "--set joints.elbow.initial.position=1 --stop-time 0.5");
   check_convert_then_run(import_data("three_bodies.xml"), "--stop-time 0.8");
+  check_convert_then_run(import_data("friction_demo.sdf"), "--stop-time 0.3");
+  check_convert_then_run(import_data("sphere_slip.sdf"), "--stop-time 0.5");
 }
 
 TEST_CASE("convert: mesh paths relative to the converted scene, formats told by content") {
@@ -112,11 +114,11 @@ TEST_CASE("import errors on the command line: exit 2 naming the file, the line, 
     CHECK(result.status == 2);
     CHECK(result.err.find(file + ":4: <mass>: the mass must be positive") != std::string::npos);
   }
-  // SDFormat is recognised but not read yet: a clear error, not a YAML syntax error.
+  // An SDFormat world libsdformat refuses (a world without a name): its message with the file.
   std::ofstream(dir / "world.sdf") << "<?xml version='1.0'?>\n<sdf version='1.9'><world/></sdf>\n";
   const auto sdf = run_cli(fmt::format("run {}", (dir / "world.sdf").string()), dir);
   CHECK(sdf.status == 2);
-  CHECK(sdf.err.find("SDFormat worlds are not read yet") != std::string::npos);
+  CHECK(sdf.err.find((dir / "world.sdf").string()) != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

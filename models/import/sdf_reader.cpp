@@ -1,0 +1,478 @@
+#include "models/import/sdf_reader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <initializer_list>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <sdf/Box.hh>
+#include <sdf/Capsule.hh>
+#include <sdf/Collision.hh>
+#include <sdf/Console.hh>
+#include <sdf/Cylinder.hh>
+#include <sdf/Ellipsoid.hh>
+#include <sdf/Error.hh>
+#include <sdf/Geometry.hh>
+#include <sdf/Heightmap.hh>
+#include <sdf/Joint.hh>
+#include <sdf/JointAxis.hh>
+#include <sdf/Link.hh>
+#include <sdf/Mesh.hh>
+#include <sdf/Model.hh>
+#include <sdf/ParserConfig.hh>
+#include <sdf/Plane.hh>
+#include <sdf/Root.hh>
+#include <sdf/Sphere.hh>
+#include <sdf/World.hh>
+
+#include "core/errors.hpp"
+#include "models/import/sdf_surface.hpp"
+#include "models/import/urdf_reader.hpp"
+#include "models/palette.hpp"
+
+namespace hybridsim {
+namespace {
+
+Vec3 vec3_of(const ignition::math::Vector3d& v) {
+  return {v.X(), v.Y(), v.Z()};
+}
+
+ImportPose pose_of(const ignition::math::Pose3d& pose) {
+  return {vec3_of(pose.Pos()),
+          Quat(pose.Rot().W(), pose.Rot().X(), pose.Rot().Y(), pose.Rot().Z())};
+}
+
+// "file:line: message" of libsdformat's errors (the line when it knows one).
+[[noreturn]] void fail_with(const sdf::Errors& errors, const std::string& source) {
+  const sdf::Error& error = errors.front();
+  // Text loaded from a string has no file (libsdformat says "data-string"): the source stands in.
+  std::string file = error.FilePath().value_or(source);
+  if (file.empty() || file == "data-string") file = source;
+  throw InputError(error.LineNumber()
+                       ? fmt::format("{}:{}: {}", file, *error.LineNumber(), error.Message())
+                       : fmt::format("{}: {}", file, error.Message()));
+}
+
+std::string locate(const sdf::ElementPtr& element, const std::string& source) {
+  if (!element) return source;
+  const std::string file = element->FilePath().empty() ? source : element->FilePath();
+  return element->LineNumber()
+             ? fmt::format(
+                   "{}:{}: <{} name='{}'>", file, *element->LineNumber(), element->GetName(),
+                   element->HasAttribute("name") ? element->GetAttribute("name")->GetAsString()
+                                                 : "")
+             : fmt::format("{}: <{}>", file, element->GetName());
+}
+
+class SdfReader {
+ public:
+  explicit SdfReader(ImportContext& context) : context_(context) {
+    const YAML::Node palette = YAML::Load(kMaterialPaletteYaml)["materials"];
+    const YAML::Node base = palette[context.options().default_material];
+    if (!base) {
+      throw InputError(fmt::format("import option default_material '{}' is not a palette material",
+                                   context.options().default_material));
+    }
+    density_ = base["density"].as<double>();
+    youngs_modulus_ = base["youngs_modulus"].as<double>();
+    poisson_ratio_ = base["poisson_ratio"].as<double>();
+  }
+
+  YAML::Node read(const sdf::Root& root) {
+    tree_["gravity"] = vec3_node(Vec3(0.0, 0.0, -9.8));
+    if (root.WorldCount() > 0) {
+      const sdf::World& world = *root.WorldByIndex(0);
+      tree_["name"] = world.Name();
+      tree_["gravity"] = vec3_node(vec3_of(world.Gravity()));
+      for (uint64_t i = 0; i < world.ModelCount(); ++i) {
+        read_model(*world.ModelByIndex(i), "", ImportPose{});
+      }
+    } else if (root.Model() != nullptr) {
+      tree_["name"] = root.Model()->Name();
+      read_model(*root.Model(), "", ImportPose{});
+    } else {
+      throw InputError(fmt::format("{}: no <world> and no <model>", context_.source()));
+    }
+    tree_["description"] = "SDFormat world imported by hybridsim";
+    write_materials();
+    write_filters();
+    return tree_;
+  }
+
+ private:
+  // X_WP: the parent's frame (the world, or the enclosing model) in world.
+  void read_model(const sdf::Model& model, const std::string& scope, const ImportPose& X_WP) {
+    const std::string prefix = scope + model.Name() + "::";
+    ignition::math::Pose3d X_PM;
+    const sdf::Errors errors = model.SemanticPose().Resolve(X_PM);
+    if (!errors.empty()) fail_with(errors, context_.source());
+    const ImportPose X_WM = compose(X_WP, pose_of(X_PM));
+    warn_unread(model.Element(), {"plugin", "self_collide", "enable_wind", "allow_auto_disable"});
+    // A model of one link is one body named after the model (a ball, a box, the ground).
+    const bool single = model.LinkCount() == 1 && model.ModelCount() == 0;
+    for (uint64_t i = 0; i < model.LinkCount(); ++i) {
+      const sdf::Link& link = *model.LinkByIndex(i);
+      const std::string name = single ? scope + model.Name() : prefix + link.Name();
+      body_names_[prefix + link.Name()] = name;
+      read_link(link, name, model.Static(), X_WM);
+    }
+    for (uint64_t i = 0; i < model.JointCount(); ++i) {
+      read_joint(*model.JointByIndex(i), prefix, X_WM);
+    }
+    for (uint64_t i = 0; i < model.ModelCount(); ++i) {
+      read_model(*model.ModelByIndex(i), prefix, X_WM);
+    }
+  }
+
+  void read_link(const sdf::Link& link, const std::string& name, bool fixed,
+                 const ImportPose& X_WM) {
+    const std::string where = locate(link.Element(), context_.source());
+    ignition::math::Pose3d X_ML;
+    const sdf::Errors errors = link.SemanticPose().Resolve(X_ML, "__model__");
+    if (!errors.empty()) fail_with(errors, context_.source());
+    const ImportPose X_WL = compose(X_WM, pose_of(X_ML));
+    warn_unread(link.Element(), {"kinematic", "gravity", "velocity_decay", "self_collide"});
+    YAML::Node node;
+    node["name"] = name;
+    if (fixed) node["fixed"] = true;
+    set_pose(node, X_WL);
+    if (!fixed) {
+      const ignition::math::Inertiald& inertial = link.Inertial();
+      const double mass = inertial.MassMatrix().Mass();
+      if (!(mass > 0.0)) throw InputError(where + ": a moving link needs a positive mass");
+      const ImportPose X_LC = pose_of(inertial.Pose());
+      const Vec3 diagonal = vec3_of(inertial.MassMatrix().DiagonalMoments());
+      const Vec3 off = vec3_of(inertial.MassMatrix().OffDiagonalMoments());  // ixy, ixz, iyz
+      Mat3 I_C;
+      I_C << diagonal.x(), off.x(), off.y(), off.x(), diagonal.y(), off.z(), off.y(), off.z(),
+          diagonal.z();
+      const std::string problem = inertia_problem(I_C);
+      if (!problem.empty()) throw InputError(fmt::format("{}: {}", where, problem));
+      const Mat3 R = X_LC.q.toRotationMatrix();
+      node["mass"] = number_node(mass);
+      node["center_of_mass"] = vec3_node(X_LC.p);
+      node["inertia"] = inertia_node(is_identity(X_LC.q) ? I_C : Mat3(R * I_C * R.transpose()));
+    }
+    for (uint64_t i = 0; i < link.CollisionCount(); ++i) {
+      SdfShapeFilter filter;
+      const YAML::Node shape = shape_node(*link.CollisionByIndex(i), fixed, filter);
+      if (shape.IsNull()) continue;
+      filters_.push_back({tree_["bodies"].size(), node["shapes"].size(), filter});
+      node["shapes"].push_back(shape);
+    }
+    tree_["bodies"].push_back(node);
+  }
+
+  YAML::Node shape_node(const sdf::Collision& collision, bool fixed, SdfShapeFilter& filter) {
+    const std::string where = locate(collision.Element(), context_.source());
+    YAML::Node shape;
+    shape["name"] = collision.Name();
+    const sdf::Geometry& geometry = *collision.Geom();
+    ImportPose X_LS;  // the collision frame in the link frame
+    {
+      ignition::math::Pose3d pose;
+      const sdf::Errors errors = collision.SemanticPose().Resolve(pose);
+      if (!errors.empty()) fail_with(errors, context_.source());
+      X_LS = pose_of(pose);
+    }
+    switch (geometry.Type()) {
+      case sdf::GeometryType::BOX:
+        shape["type"] = "box";
+        shape["size"] = vec3_node(vec3_of(geometry.BoxShape()->Size()));
+        break;
+      case sdf::GeometryType::SPHERE:
+        shape["type"] = "sphere";
+        shape["radius"] = number_node(geometry.SphereShape()->Radius());
+        break;
+      case sdf::GeometryType::CYLINDER:
+        shape["type"] = "cylinder";
+        shape["radius"] = number_node(geometry.CylinderShape()->Radius());
+        shape["length"] = number_node(geometry.CylinderShape()->Length());
+        break;
+      case sdf::GeometryType::CAPSULE:
+        shape["type"] = "capsule";
+        shape["radius"] = number_node(geometry.CapsuleShape()->Radius());
+        shape["length"] = number_node(geometry.CapsuleShape()->Length());
+        break;
+      case sdf::GeometryType::ELLIPSOID:
+        shape["type"] = "ellipsoid";
+        shape["radii"] = vec3_node(vec3_of(geometry.EllipsoidShape()->Radii()));
+        break;
+      case sdf::GeometryType::PLANE:
+        if (!fixed) throw InputError(where + ": a plane belongs to a static model");
+        shape["type"] = "halfspace";
+        shape["normal"] = vec3_node(vec3_of(geometry.PlaneShape()->Normal()));
+        break;
+      case sdf::GeometryType::MESH:
+        add_mesh(shape, *geometry.MeshShape(), where, fixed);
+        break;
+      case sdf::GeometryType::HEIGHTMAP:
+        if (!fixed) throw InputError(where + ": a heightmap belongs to a static model");
+        add_heightmap(shape, *geometry.HeightmapShape(), where, X_LS);
+        break;
+      case sdf::GeometryType::EMPTY:
+        return {};
+      default:
+        throw InputError(where +
+                         ": this geometry has no counterpart (box, sphere, cylinder, capsule, "
+                         "ellipsoid, plane, mesh, heightmap)");
+    }
+    set_pose(shape, X_LS);
+    const SdfSurface surface = read_sdf_surface(collision.Element(), where, context_, filter);
+    shape["material"] = material_name(surface);
+    if (!filter.fdir1.isZero()) shape["fdir1"] = vec3_node(X_LS.q * filter.fdir1);
+    if (filter.category != filter.collide) {
+      context_.warn_once("sdf-category",
+                         where +
+                             ": category_bitmask differs from collide_bitmask: SDFormat "
+                             "collides when either accepts the other, hybridsim when both do");
+    }
+    return shape;
+  }
+
+  // A mesh collides as its convex hull on a moving link, as its triangles on a static one.
+  void add_mesh(YAML::Node shape, const sdf::Mesh& mesh, const std::string& where, bool fixed) {
+    std::string searched;
+    const std::string file = find_resource(mesh.Uri(), mesh.FilePath(), searched);
+    if (file.empty()) {
+      throw InputError(fmt::format("{}: the mesh '{}' is not found (searched: {})", where,
+                                   mesh.Uri(), searched));
+    }
+    if (std::filesystem::path(file).extension() != ".obj") {
+      throw InputError(
+          fmt::format("{}: the mesh '{}': hybridsim reads OBJ meshes; convert it to "
+                      "OBJ (e.g. with meshlab or assimp export)",
+                      where, mesh.Uri()));
+    }
+    const Vec3 scale = vec3_of(mesh.Scale());
+    if (scale.x() != scale.y() || scale.x() != scale.z()) {
+      throw InputError(where + ": a mesh's scale must be the same along x, y and z");
+    }
+    if (!mesh.Submesh().empty()) {
+      throw InputError(where + ": a submesh has no counterpart (the whole OBJ file is read)");
+    }
+    shape["type"] = fixed ? "mesh" : "convex";
+    shape["mesh"] = context_.scene_path(file);
+    if (scale.x() != 1.0) shape["scale"] = number_node(scale.x());
+  }
+
+  // A heightmap image with its extent, centred on the collision frame shifted by <pos>.
+  void add_heightmap(YAML::Node shape, const sdf::Heightmap& heightmap, const std::string& where,
+                     ImportPose& X_LS) {
+    std::string searched;
+    const std::string file = find_resource(heightmap.Uri(), heightmap.FilePath(), searched);
+    if (file.empty()) {
+      throw InputError(fmt::format("{}: the heightmap '{}' is not found (searched: {})", where,
+                                   heightmap.Uri(), searched));
+    }
+    shape["type"] = "heightmap";
+    shape["image"] = context_.scene_path(file);
+    shape["size"] = vec3_node(vec3_of(heightmap.Size()));
+    X_LS.p += X_LS.q * vec3_of(heightmap.Position());
+  }
+
+  // A file a geometry names: through the import's search (model://, package://, file://), or
+  // relative to the SDF file that names it (an included model's own folder).
+  std::string find_resource(const std::string& uri, const std::string& sdf_file,
+                            std::string& searched) {
+    if (uri.find("://") == std::string::npos && !sdf_file.empty() &&
+        std::filesystem::path(uri).is_relative()) {
+      const std::filesystem::path beside = std::filesystem::path(sdf_file).parent_path() / uri;
+      if (std::filesystem::is_regular_file(beside)) return beside.lexically_normal().string();
+    }
+    return context_.find_file(uri, searched);
+  }
+
+  void read_joint(const sdf::Joint& joint, const std::string& prefix, const ImportPose& X_WM) {
+    const std::string where = locate(joint.Element(), context_.source());
+    std::string parent, child;
+    sdf::Errors errors = joint.ResolveParentLink(parent);
+    if (errors.empty()) errors = joint.ResolveChildLink(child);
+    if (!errors.empty()) fail_with(errors, context_.source());
+    YAML::Node node;
+    node["name"] = prefix + joint.Name();
+    switch (joint.Type()) {
+      case sdf::JointType::REVOLUTE:
+      case sdf::JointType::CONTINUOUS:
+        node["type"] = "revolute";
+        break;
+      case sdf::JointType::PRISMATIC:
+        node["type"] = "prismatic";
+        break;
+      case sdf::JointType::FIXED:
+        node["type"] = "fixed";
+        break;
+      case sdf::JointType::BALL:
+        node["type"] = "spherical";
+        break;
+      default:
+        throw InputError(where +
+                         ": this joint type has no counterpart (revolute, continuous, prismatic, "
+                         "fixed, ball)");
+    }
+    if (parent == "world") {
+      world_used_ = true;
+      node["parent"] = "world";
+    } else {
+      node["parent"] = body_name(prefix, parent, where);
+    }
+    node["child"] = body_name(prefix, child, where);
+    // The joint frame and its axis in the model's frame, then in world.
+    ignition::math::Pose3d X_MJ;
+    errors = joint.SemanticPose().Resolve(X_MJ, "__model__");
+    if (!errors.empty()) fail_with(errors, context_.source());
+    node["anchor"] = vec3_node(compose(X_WM, pose_of(X_MJ)).p);
+    const sdf::JointAxis* axis = joint.Axis(0);
+    if (axis != nullptr && joint.Type() != sdf::JointType::FIXED &&
+        joint.Type() != sdf::JointType::BALL) {
+      ignition::math::Vector3d axis_M;
+      errors = axis->ResolveXyz(axis_M, "__model__");
+      if (!errors.empty()) fail_with(errors, context_.source());
+      node["axis"] = vec3_node(X_WM.q * vec3_of(axis_M));
+      read_axis_dynamics(*axis, node, where);
+    }
+    tree_["joints"].push_back(node);
+  }
+
+  // Damping and spring of an axis; what the joint model has no counterpart for is warned of.
+  void read_axis_dynamics(const sdf::JointAxis& axis, YAML::Node node, const std::string& where) {
+    if (axis.Damping() != 0.0) node["damping"] = number_node(axis.Damping());
+    if (axis.SpringStiffness() != 0.0) {
+      node["stiffness"] = number_node(axis.SpringStiffness());
+      node["spring_reference"] = number_node(axis.SpringReference());
+    }
+    if (axis.Friction() != 0.0) {
+      context_.warn_once("sdf-joint-friction",
+                         where +
+                             ": joint friction is not modelled (hybridsim's joints are "
+                             "frictionless): ignored");
+    }
+    const bool limited = axis.Lower() > -1e15 || axis.Upper() < 1e15;
+    if (limited) {
+      context_.warn_once("sdf-joint-limit",
+                         where +
+                             ": joint limits are not modelled (hybridsim's joints move "
+                             "freely): ignored");
+    }
+  }
+
+  std::string body_name(const std::string& prefix, const std::string& link,
+                        const std::string& where) const {
+    // libsdformat names a link of a nested model "inner::link" relative to the joint's model.
+    const auto found = body_names_.find(prefix + link);
+    if (found == body_names_.end()) {
+      throw InputError(fmt::format("{}: no link '{}'", where, link));
+    }
+    return found->second;
+  }
+
+  // Child elements the reader has no counterpart for, once per element name.
+  void warn_unread(const sdf::ElementPtr& element, std::initializer_list<const char*> names) {
+    if (!element) return;
+    for (const char* name : names) {
+      if (!element->HasElement(name)) continue;
+      const sdf::ElementPtr child = element->GetElement(name);
+      if (!child->GetExplicitlySetInFile()) continue;
+      context_.warn_once(std::string("sdf-element|") + name,
+                         fmt::format("{}: <{}> is not read (no counterpart in hybridsim's model)",
+                                     locate(child, context_.source()), name));
+    }
+  }
+
+  std::string material_name(const SdfSurface& surface) {
+    for (std::size_t i = 0; i < surfaces_.size(); ++i) {
+      if (surfaces_[i].key() == surface.key()) return surface_material(i);
+    }
+    surfaces_.push_back(surface);
+    return surface_material(surfaces_.size() - 1);
+  }
+  static std::string surface_material(std::size_t i) { return fmt::format("sdf_surface{}", i); }
+
+  // A material per distinct surface (the elastic modulus and Poisson ratio it gives, else the
+  // default material's) and a contact pair per two surfaces, by Gazebo's rules.
+  void write_materials() {
+    if (world_used_) {
+      YAML::Node world;
+      world["name"] = "world";
+      world["fixed"] = true;
+      tree_["bodies"].push_back(world);
+    }
+    for (std::size_t i = 0; i < surfaces_.size(); ++i) {
+      const SdfSurface& surface = surfaces_[i];
+      const bool own = surface.elastic_modulus > 0.0;
+      YAML::Node node;
+      node.SetStyle(YAML::EmitterStyle::Flow);
+      node["density"] = number_node(density_);
+      node["youngs_modulus"] = number_node(own ? surface.elastic_modulus : youngs_modulus_);
+      node["poisson_ratio"] = number_node(own ? surface.poissons_ratio : poisson_ratio_);
+      tree_["materials"][surface_material(i)] = node;
+    }
+    for (std::size_t i = 0; i < surfaces_.size(); ++i) {
+      for (std::size_t j = i; j < surfaces_.size(); ++j) {
+        tree_["contact_materials"].push_back(sdf_contact_pair(
+            surfaces_[i], surface_material(i), surfaces_[j], surface_material(j), context_));
+      }
+    }
+  }
+
+  // Collision filters: written for every shape once any collision sets a bitmask (hybridsim's
+  // defaults, group 1 and every mask bit, differ from SDFormat's 0xffff for both).
+  void write_filters() {
+    const bool any = std::any_of(filters_.begin(), filters_.end(), [](const ShapeFilter& entry) {
+      return entry.filter.category != 0xffff || entry.filter.collide != 0xffff;
+    });
+    if (!any) return;
+    // Through the tree itself: yaml-cpp's nodes must not be changed through handles kept from
+    // before they joined it.
+    for (const ShapeFilter& entry : filters_) {
+      YAML::Node shape = tree_["bodies"][entry.body]["shapes"][entry.shape];
+      shape["group"] = entry.filter.category;
+      shape["mask"] = entry.filter.collide;
+    }
+  }
+
+  ImportContext& context_;
+  double density_ = 0.0, youngs_modulus_ = 0.0, poisson_ratio_ = 0.0;  // default material
+  YAML::Node tree_;
+  std::map<std::string, std::string> body_names_;  // scoped link name -> body
+  std::vector<SdfSurface> surfaces_;
+  struct ShapeFilter {
+    std::size_t body = 0, shape = 0;  // indices in the tree's bodies and the body's shapes
+    SdfShapeFilter filter;
+  };
+  std::vector<ShapeFilter> filters_;
+  bool world_used_ = false;
+};
+
+}  // namespace
+
+YAML::Node read_sdf(const std::string& text, ImportContext& context) {
+  // libsdformat's console and parser state are process-wide: one import at a time.
+  static std::mutex parser_mutex;
+  const std::lock_guard<std::mutex> lock(parser_mutex);
+  sdf::Console::Instance()->SetQuiet(true);
+  sdf::ParserConfig config;
+  std::string joined;
+  for (const std::string& directory : resource_directories(context.options())) {
+    joined += (joined.empty() ? "" : ":") + directory;
+  }
+  if (!joined.empty()) config.AddURIPath("model://", joined);
+  sdf::Root root;
+  const bool file = std::filesystem::is_regular_file(context.source());
+  sdf::Errors errors;
+  {
+    const CapturedConsole quiet;  // libsdformat's URDF parser would print to the console
+    try {
+      errors = file ? root.Load(context.source(), config) : root.LoadSdfString(text, config);
+    } catch (const std::exception& error) {
+      throw InputError(
+          fmt::format("{}: libsdformat cannot read it: {}", context.source(), error.what()));
+    }
+  }
+  if (!errors.empty()) fail_with(errors, context.source());
+  return SdfReader(context).read(root);
+}
+
+}  // namespace hybridsim

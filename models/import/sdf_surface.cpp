@@ -1,0 +1,204 @@
+#include "models/import/sdf_surface.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+
+namespace hybridsim {
+namespace {
+
+// The element at a path of child names below `element`, or null when the file has none of it.
+sdf::ElementPtr find_path(sdf::ElementPtr element, std::initializer_list<const char*> path) {
+  for (const char* name : path) {
+    if (!element || !element->HasElement(name)) return nullptr;
+    element = element->GetElement(name);
+  }
+  return element;
+}
+
+// Where an element stands: "file:line: <surface>/.../<name>".
+std::string element_place(const sdf::ElementPtr& element, const std::string& where) {
+  return element->LineNumber()
+             ? fmt::format("{} (line {}, <{}>)", where, *element->LineNumber(), element->GetName())
+             : fmt::format("{} (<{}>)", where, element->GetName());
+}
+
+// A value the file states explicitly (a default libsdformat filled in does not count).
+template <typename T>
+std::optional<T> given(const sdf::ElementPtr& surface, std::initializer_list<const char*> path) {
+  const sdf::ElementPtr element = find_path(surface, path);
+  if (!element || !element->GetExplicitlySetInFile()) return std::nullopt;
+  return element->Get<T>();
+}
+
+}  // namespace
+
+SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string& where,
+                            ImportContext& context, SdfShapeFilter& filter) {
+  SdfSurface s;
+  const sdf::ElementPtr surface = find_path(collision, {"surface"});
+  if (!surface) return s;
+  const auto number = [&](std::initializer_list<const char*> path, double& value) {
+    if (const auto v = given<double>(surface, path)) value = *v;
+  };
+  number({"friction", "ode", "mu"}, s.mu);
+  number({"friction", "ode", "mu2"}, s.mu2);
+  number({"friction", "ode", "slip1"}, s.slip1);
+  number({"friction", "ode", "slip2"}, s.slip2);
+  number({"friction", "torsional", "coefficient"}, s.torsional_coefficient);
+  number({"friction", "torsional", "patch_radius"}, s.patch_radius);
+  number({"friction", "torsional", "surface_radius"}, s.surface_radius);
+  if (const auto v = given<bool>(surface, {"friction", "torsional", "use_patch_radius"})) {
+    s.use_patch_radius = *v;
+  }
+  number({"bounce", "restitution_coefficient"}, s.restitution);
+  number({"bounce", "threshold"}, s.threshold);
+  number({"contact", "elastic_modulus"}, s.elastic_modulus);
+  number({"contact", "poissons_ratio"}, s.poissons_ratio);
+  s.kp = given<double>(surface, {"contact", "ode", "kp"});
+  number({"contact", "ode", "kd"}, s.kd);
+  if (const auto v = given<bool>(surface, {"contact", "collide_without_contact"})) {
+    s.collide_without_contact = *v;
+  }
+  if (const auto v = given<ignition::math::Vector3d>(surface, {"friction", "ode", "fdir1"})) {
+    filter.fdir1 = Vec3(v->X(), v->Y(), v->Z());
+  }
+  if (const auto v = given<unsigned int>(surface, {"contact", "collide_bitmask"})) {
+    filter.collide = filter.category = *v;
+  }
+  if (const auto v = given<unsigned int>(surface, {"contact", "category_bitmask"})) {
+    filter.category = *v;
+  }
+
+  // Values hybridsim's laws cannot take, refused with their place.
+  const auto refuse = [&](std::initializer_list<const char*> path, const char* why) {
+    throw InputError(fmt::format("{}: {}", element_place(find_path(surface, path), where), why));
+  };
+  for (const auto& [value, path] :
+       {std::pair{s.mu, std::initializer_list<const char*>{"friction", "ode", "mu"}},
+        std::pair{s.mu2, std::initializer_list<const char*>{"friction", "ode", "mu2"}}}) {
+    if (!(value >= 0.0)) refuse(path, "a friction coefficient must be 0 or more");
+  }
+  if (!(s.slip1 >= 0.0)) refuse({"friction", "ode", "slip1"}, "must be 0 or more (m/s/N)");
+  if (!(s.slip2 >= 0.0)) refuse({"friction", "ode", "slip2"}, "must be 0 or more (m/s/N)");
+  if (!(s.restitution >= 0.0 && s.restitution <= 1.0)) {
+    refuse({"bounce", "restitution_coefficient"}, "must lie in [0, 1]");
+  }
+  if (s.kp && !(*s.kp > 0.0)) refuse({"contact", "ode", "kp"}, "must be positive (N/m)");
+  if (!(s.kd >= 0.0)) refuse({"contact", "ode", "kd"}, "must be 0 or more (N s/m)");
+  if (s.elastic_modulus > 0.0 && !(s.poissons_ratio > -1.0 && s.poissons_ratio < 0.5)) {
+    refuse({"contact", "poissons_ratio"}, "must lie in (-1, 0.5)");
+  }
+
+  // Elements that have no counterpart, once each with the first place that gives one.
+  const auto warn = [&](std::initializer_list<const char*> path, const std::string& what) {
+    const sdf::ElementPtr element = find_path(surface, path);
+    if (!element || !element->GetExplicitlySetInFile()) return;
+    context.warn_once("sdf-surface|" + element->GetName(),
+                      fmt::format("{}: {}", element_place(element, where), what));
+  };
+  warn({"contact", "ode", "soft_cfm"}, "ignored (Gazebo ignores it too: kp and kd give ODE's CFM)");
+  warn({"contact", "ode", "soft_erp"}, "ignored (Gazebo ignores it too: kp and kd give ERP)");
+  warn({"contact", "ode", "max_vel"},
+       "ignored: ODE's cap on the speed that corrects penetration; hybridsim's contact force "
+       "follows its law at every depth");
+  warn({"contact", "ode", "min_depth"},
+       "ignored: ODE's penetration left uncorrected; hybridsim's contacts start at zero depth");
+  warn({"friction", "torsional", "ode", "slip"}, "ignored: torsional slip has no counterpart");
+  warn({"friction", "bullet"}, "ignored: Bullet's friction (ODE's values are read)");
+  warn({"contact", "bullet"}, "ignored: Bullet's contact (ODE's values are read)");
+  warn({"soft_contact"}, "ignored: DART's soft contact has no counterpart");
+  warn({"contact", "collide_without_contact_bitmask"},
+       "ignored: collide_without_contact makes the pair an observer whatever the bitmask");
+  return s;
+}
+
+YAML::Node sdf_contact_pair(const SdfSurface& a, const std::string& name_a, const SdfSurface& b,
+                            const std::string& name_b, ImportContext& context) {
+  YAML::Node pair;
+  pair["pair"].push_back(name_a);
+  pair["pair"].push_back(name_b);
+  pair["pair"].SetStyle(YAML::EmitterStyle::Flow);
+
+  // Normal law: Hertz when both surfaces give an elastic modulus (as Gazebo, which then replaces
+  // kp by the elastic stiffness); ODE's linear spring and damper when either gives kp; otherwise
+  // the default material's Hertz law (ODE's default kp of 1e12 N/m is a rigid contact that a
+  // penalty law cannot follow).
+  const bool elastic = a.elastic_modulus > 0.0 && b.elastic_modulus > 0.0;
+  if (!elastic && (a.kp || b.kp)) {
+    const double kp_a = a.kp.value_or(1e12), kp_b = b.kp.value_or(1e12);
+    pair["normal_law"] = "linear";
+    pair["kp"] = number_node(kp_a * kp_b / (kp_a + kp_b));
+    pair["kd"] = number_node(a.kd + b.kd);
+  } else if (!elastic) {
+    context.warn_once("sdf-normal-law",
+                      fmt::format("surfaces {} and {} give neither contact/elastic_modulus nor "
+                                  "contact/ode/kp: the default material's Hertz law",
+                                  name_a, name_b));
+  }
+  const double restitution = std::min(a.restitution, b.restitution);
+  pair["restitution"] = number_node(restitution);
+  // ODE bounces only above the threshold; hybridsim's v_small is that speed (1e-9 m/s for
+  // "always").
+  if (restitution > 0.0) {
+    pair["v_small"] = number_node(std::max(std::min(a.threshold, b.threshold), 1e-9));
+  }
+  if (a.collide_without_contact || b.collide_without_contact) pair["observer"] = true;
+
+  const double mu = std::min(a.mu, b.mu), mu2 = std::min(a.mu2, b.mu2);
+  const double slip1 = a.slip1 + b.slip1, slip2 = a.slip2 + b.slip2;
+  YAML::Node friction;
+  if (slip1 > 0.0 || slip2 > 0.0) {
+    // Gazebo 11: compliances in series add, times the contact count so that a shape pair slips as
+    // one whatever its points.
+    if (!(slip1 > 0.0 && slip2 > 0.0)) {
+      context.warn_once("sdf-slip-one-direction",
+                        fmt::format("surfaces {} and {}: slip1 {} and slip2 {}: hybridsim's slip "
+                                    "law needs both; the positive one stands for both",
+                                    name_a, name_b, slip1, slip2));
+    }
+    const double c1 = slip1 > 0.0 ? slip1 : slip2, c2 = slip2 > 0.0 ? slip2 : slip1;
+    friction["model"] = "slip_compliance";
+    friction["mu_kinetic"] = number_node(mu);
+    if (mu2 != mu) friction["mu2"] = number_node(mu2);
+    friction["slip_compliance"] = c1 == c2 ? number_node(c1) : numbers_node({c1, c2});
+    friction["scale_by_contact_count"] = true;
+  } else if (mu == 0.0 && mu2 == 0.0) {
+    friction["model"] = "none";
+  } else if (mu == mu2) {
+    // ODE's contact friction sticks: true stiction, static and kinetic coefficients equal.
+    friction["model"] = "stick_slip";
+    friction["mu_static"] = number_node(mu);
+    friction["mu_kinetic"] = number_node(mu);
+  } else {
+    context.warn_once("sdf-anisotropic",
+                      fmt::format("surfaces {} and {}: mu {} and mu2 {} differ: regularised "
+                                  "Coulomb friction (hybridsim's stiction is isotropic)",
+                                  name_a, name_b, mu, mu2));
+    friction["model"] = "regularized_coulomb";
+    friction["mu_kinetic"] = number_node(mu);
+    friction["mu2"] = number_node(mu2);
+    friction["cone"] = false;  // ODE's friction is a pyramid
+  }
+  pair["friction"] = friction;
+
+  // Torsional friction: on when the combined patch or surface radius is positive (Gazebo's rule).
+  const bool use_patch = a.use_patch_radius && b.use_patch_radius;
+  const double patch = std::max(a.patch_radius, b.patch_radius);
+  const auto curvature = [](double radius) { return radius > 0.0 ? 1.0 / radius : 0.0; };
+  const double curvatures = curvature(a.surface_radius) + curvature(b.surface_radius);
+  const double coefficient = std::min(a.torsional_coefficient, b.torsional_coefficient);
+  if (coefficient > 0.0 && use_patch && patch > 0.0) {
+    pair["torsional_friction"] = number_node(coefficient);
+    pair["torsional_patch_radius"] = number_node(patch);
+  } else if (coefficient > 0.0 && !use_patch && curvatures > 0.0) {
+    pair["torsional_friction"] = number_node(coefficient);
+    pair["torsional_surface_radius"] = number_node(1.0 / curvatures);
+  }
+  return pair;
+}
+
+}  // namespace hybridsim
