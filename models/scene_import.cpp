@@ -78,7 +78,8 @@ ConvertedScene convert_scene_text(const std::string& text, const std::string& so
       tree = read_sdf(text, context);
       break;
     case SceneFormat::yaml:
-      throw InputError(fmt::format("{}:1: not a URDF (<robot>) or MJCF (<mujoco>) file", source));
+      throw InputError(fmt::format(
+          "{}:1: not an SDFormat (<sdf>), URDF (<robot>) or MJCF (<mujoco>) file", source));
   }
   ConvertedScene converted;
   converted.warnings = context.take_warnings();

@@ -12,14 +12,14 @@ namespace hybridsim {
 struct ImportOptions;
 
 // A scene from a file path or a catalog name (models/scenes/NAME.yaml), with KEY=VALUE overrides.
-// URDF and MJCF files (models/scene_import.hpp) are read by their content, the overrides applying
-// to the scene they convert to.
+// SDFormat, URDF and MJCF files (models/scene_import.hpp) are read by their content, the overrides
+// applying to the scene they convert to.
 Model load_scene_file(const std::string& path_or_name,
                       const std::vector<std::string>& overrides = {});
 Model load_scene_file(const std::string& path_or_name, const std::vector<std::string>& overrides,
                       const ImportOptions& import_options);
 
-// A scene from YAML (or URDF, MJCF) text; `source_name` stands for the file in messages.
+// A scene from YAML (or SDFormat, URDF, MJCF) text; `source_name` stands for the file in messages.
 Model load_scene_text(const std::string& text, const std::string& source_name,
                       const std::vector<std::string>& overrides = {});
 Model load_scene_text(const std::string& text, const std::string& source_name,

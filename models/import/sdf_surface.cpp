@@ -1,6 +1,7 @@
 #include "models/import/sdf_surface.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 
 #include <fmt/format.h>
@@ -41,8 +42,15 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
   SdfSurface s;
   const sdf::ElementPtr surface = find_path(collision, {"surface"});
   if (!surface) return s;
+  // A number the file gives; NaN and infinities (which libsdformat reads) are refused.
   const auto number = [&](std::initializer_list<const char*> path, double& value) {
-    if (const auto v = given<double>(surface, path)) value = *v;
+    const auto v = given<double>(surface, path);
+    if (!v) return;
+    if (!std::isfinite(*v)) {
+      throw InputError(fmt::format("{}: must be a finite number",
+                                   element_place(find_path(surface, path), where)));
+    }
+    value = *v;
   };
   number({"friction", "ode", "mu"}, s.mu);
   number({"friction", "ode", "mu2"}, s.mu2);
@@ -58,7 +66,10 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
   number({"bounce", "threshold"}, s.threshold);
   number({"contact", "elastic_modulus"}, s.elastic_modulus);
   number({"contact", "poissons_ratio"}, s.poissons_ratio);
-  s.kp = given<double>(surface, {"contact", "ode", "kp"});
+  if (given<double>(surface, {"contact", "ode", "kp"})) {
+    s.kp = 0.0;
+    number({"contact", "ode", "kp"}, *s.kp);
+  }
   number({"contact", "ode", "kd"}, s.kd);
   if (const auto v = given<bool>(surface, {"contact", "collide_without_contact"})) {
     s.collide_without_contact = *v;
@@ -73,20 +84,13 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
     filter.category = *v;
   }
 
-  // Values hybridsim's laws cannot take, refused with their place.
+  // Values hybridsim's laws cannot take, refused with their place (libsdformat checks the ranges
+  // the specification gives: mu, mu2, the torsional values >= 0, restitution in [0, 1]).
   const auto refuse = [&](std::initializer_list<const char*> path, const char* why) {
     throw InputError(fmt::format("{}: {}", element_place(find_path(surface, path), where), why));
   };
-  for (const auto& [value, path] :
-       {std::pair{s.mu, std::initializer_list<const char*>{"friction", "ode", "mu"}},
-        std::pair{s.mu2, std::initializer_list<const char*>{"friction", "ode", "mu2"}}}) {
-    if (!(value >= 0.0)) refuse(path, "a friction coefficient must be 0 or more");
-  }
   if (!(s.slip1 >= 0.0)) refuse({"friction", "ode", "slip1"}, "must be 0 or more (m/s/N)");
   if (!(s.slip2 >= 0.0)) refuse({"friction", "ode", "slip2"}, "must be 0 or more (m/s/N)");
-  if (!(s.restitution >= 0.0 && s.restitution <= 1.0)) {
-    refuse({"bounce", "restitution_coefficient"}, "must lie in [0, 1]");
-  }
   if (s.kp && !(*s.kp > 0.0)) refuse({"contact", "ode", "kp"}, "must be positive (N/m)");
   if (!(s.kd >= 0.0)) refuse({"contact", "ode", "kd"}, "must be 0 or more (N s/m)");
   if (s.elastic_modulus > 0.0 && !(s.poissons_ratio > -1.0 && s.poissons_ratio < 0.5)) {

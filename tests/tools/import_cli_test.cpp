@@ -141,7 +141,8 @@ TEST_CASE("c api: URDF and MJCF files load and convert, import options by hybrid
   CHECK(read_file(output).find("type: halfspace") != std::string::npos);
   CHECK(hybridsim_convert_file(sim, import_data("pendulum_urdf.yaml").c_str(), output.c_str()) ==
         HYBRIDSIM_ERROR_INPUT);
-  CHECK(std::string(hybridsim_error_message(sim)).find("not a URDF") != std::string::npos);
+  CHECK(std::string(hybridsim_error_message(sim)).find("not an SDFormat (<sdf>), URDF") !=
+        std::string::npos);
   REQUIRE(hybridsim_load_file(sim, output.c_str()) == HYBRIDSIM_OK);
   hybridsim_free(sim);
   std::filesystem::remove_all(dir);

@@ -190,18 +190,18 @@ const char* hybridsim_error_message(const hybridsim_simulator* sim);
 /* Options, before loading: "integrator" (a registry name), "rtol", "atol", "stop_time" (s),
  * "output_interval" (s, positive), "max_step" (s), "step_size" (s), "time_limit" (s of wall
  * time, 0: none), "step_budget" (steps per simulated second, 0: none); numbers as text. For
- * URDF and MJCF files: "resource_path" (colon-separated directories for package:// and model://,
- * each call adds), "urdf_root" ("fixed" or "floating"), "default_material" (a palette name). An
- * option not set takes the scene's value. An unknown key is HYBRIDSIM_ERROR_NOT_FOUND; a value
- * that is not a finite number, or an unknown integrator, is HYBRIDSIM_ERROR_INPUT; after loading,
- * HYBRIDSIM_ERROR_STATE. */
+ * SDFormat, URDF and MJCF files: "resource_path" (colon-separated directories for package://
+ * and model://, each call adds), "urdf_root" ("fixed" or "floating"), "default_material" (a
+ * palette name). An option not set takes the scene's value. An unknown key is
+ * HYBRIDSIM_ERROR_NOT_FOUND; a value that is not a finite number, or an unknown integrator, is
+ * HYBRIDSIM_ERROR_INPUT; after loading, HYBRIDSIM_ERROR_STATE. */
 hybridsim_status hybridsim_set_option(hybridsim_simulator* sim, const char* key, const char* value);
 /* A scene override "KEY=VALUE" applied at loading, as `hybridsim run --set`. */
 hybridsim_status hybridsim_add_override(hybridsim_simulator* sim, const char* assignment);
 /* Loads a scene file (or catalog name) and creates the simulation at its start time. */
 hybridsim_status hybridsim_load_file(hybridsim_simulator* sim, const char* path_or_name);
-/* Loads a scene from YAML (or URDF, MJCF) text; source_name (may be NULL) stands for the file in
- * messages. URDF and MJCF files and texts are recognised by their first element. */
+/* Loads a scene from YAML (or SDFormat, URDF, MJCF) text; source_name (may be NULL) stands for the file in
+ * messages. SDFormat, URDF and MJCF files and texts are recognised by their first element. */
 hybridsim_status hybridsim_load_string(hybridsim_simulator* sim, const char* yaml_text,
                                        const char* source_name);
 /* Writes a URDF or MJCF file as the hybridsim scene YAML that loading it simulates (the import

@@ -26,8 +26,8 @@ def load(scene, set=None, resource_path=None, urdf_root="fixed",  # noqa: A002 -
          default_material="Steel"):
     """The Model of a scene file (YAML, URDF or MJCF) or catalog name, with `set` overrides
     ("KEY=VALUE" strings or a dict {KEY: VALUE}). resource_path, urdf_root and default_material
-    apply to URDF and MJCF files (docs/import.md). A malformed scene raises SceneError naming the
-    file, key and value (for URDF and MJCF: the line and element)."""
+    apply to SDFormat, URDF and MJCF files (docs/import.md). A malformed scene raises SceneError naming the
+    file, key and value (for SDFormat, URDF and MJCF: the line and element)."""
     if isinstance(scene, Model):
         if set:
             raise TypeError("overrides apply to a scene file or name, not to a loaded Model")
