@@ -22,14 +22,17 @@
 #include <sdf/Mesh.hh>
 #include <sdf/Model.hh>
 #include <sdf/ParserConfig.hh>
+#include <sdf/Physics.hh>
 #include <sdf/Plane.hh>
 #include <sdf/Root.hh>
 #include <sdf/Sphere.hh>
 #include <sdf/World.hh>
 
 #include "core/errors.hpp"
+#include "models/import/sdf_state.hpp"
 #include "models/import/sdf_surface.hpp"
 #include "models/import/urdf_reader.hpp"
+#include "models/multibody_system.hpp"
 #include "models/palette.hpp"
 
 namespace hybridsim {
@@ -58,12 +61,12 @@ ImportPose pose_of(const ignition::math::Pose3d& pose) {
 std::string locate(const sdf::ElementPtr& element, const std::string& source) {
   if (!element) return source;
   const std::string file = element->FilePath().empty() ? source : element->FilePath();
-  return element->LineNumber()
-             ? fmt::format(
-                   "{}:{}: <{} name='{}'>", file, *element->LineNumber(), element->GetName(),
-                   element->HasAttribute("name") ? element->GetAttribute("name")->GetAsString()
-                                                 : "")
-             : fmt::format("{}: <{}>", file, element->GetName());
+  const std::string tag = element->HasAttribute("name")
+                              ? fmt::format("<{} name='{}'>", element->GetName(),
+                                            element->GetAttribute("name")->GetAsString())
+                              : fmt::format("<{}>", element->GetName());
+  return element->LineNumber() ? fmt::format("{}:{}: {}", file, *element->LineNumber(), tag)
+                               : fmt::format("{}: {}", file, tag);
 }
 
 class SdfReader {
@@ -80,14 +83,20 @@ class SdfReader {
     poisson_ratio_ = base["poisson_ratio"].as<double>();
   }
 
-  YAML::Node read(const sdf::Root& root) {
+  // `text`: the SDFormat libsdformat read `root` from (for the <state> velocities).
+  YAML::Node read(const sdf::Root& root, const std::string& text) {
     tree_["gravity"] = vec3_node(Vec3(0.0, 0.0, -9.8));
     if (root.WorldCount() > 0) {
       const sdf::World& world = *root.WorldByIndex(0);
       tree_["name"] = world.Name();
       tree_["gravity"] = vec3_node(vec3_of(world.Gravity()));
+      read_friction_model(world);
       for (uint64_t i = 0; i < world.ModelCount(); ++i) {
         read_model(*world.ModelByIndex(i), "", ImportPose{});
+      }
+      for (const SdfLinkVelocity& state :
+           read_sdf_state_velocities(text, context_.source(), context_)) {
+        set_velocity(state);
       }
     } else if (root.Model() != nullptr) {
       tree_["name"] = root.Model()->Name();
@@ -102,6 +111,53 @@ class SdfReader {
   }
 
  private:
+  void read_friction_model(const sdf::World& world) {
+    const sdf::Physics* physics = world.PhysicsDefault();
+    if (physics == nullptr || physics->Element() == nullptr) return;
+    const sdf::ElementPtr ode = physics->Element()->FindElement("ode");
+    const sdf::ElementPtr solver = ode ? ode->FindElement("solver") : nullptr;
+    const sdf::ElementPtr model = solver ? solver->FindElement("friction_model") : nullptr;
+    if (!model) return;
+    const std::string name = model->Get<std::string>();
+    if (name == "cone_model") {
+      friction_model_ = OdeFrictionModel::cone;
+    } else if (name != "pyramid_model") {
+      context_.warn_once("sdf-friction-model",
+                         fmt::format("{}: friction_model '{}' is read as pyramid_model",
+                                     locate(model, context_.source()), name));
+    }
+  }
+
+  void set_velocity(const SdfLinkVelocity& state) {
+    const auto body_name = body_names_.find(state.link);
+    if (body_name == body_names_.end()) {
+      throw InputError(fmt::format("{}: the world has no link {}", state.where, state.link));
+    }
+    for (std::size_t i = 0; i < tree_["bodies"].size(); ++i) {
+      YAML::Node body = tree_["bodies"][i];
+      const YAML::Node& read_only = body;  // reading a missing key must not add it
+      if (read_only["name"].as<std::string>() != body_name->second) continue;
+      if (read_only["fixed"] && read_only["fixed"].as<bool>()) {
+        throw InputError(
+            fmt::format("{}: the link {} is static and cannot move", state.where, state.link));
+      }
+      body["linear_velocity"] = vec3_node(state.linear_W);
+      body["angular_velocity"] = vec3_node(state.angular_W);
+    }
+  }
+
+  // A link's pose in its model (`parent` "__model__") or a collision's in its link (""): the pose
+  // as written when it has no relative_to, as libsdformat's frame graph resolves it otherwise
+  // (which goes through the model's frame and rounds: 0.1 becomes 0.10000000000000002).
+  template <typename Element>
+  ignition::math::Pose3d pose_in_parent(const Element& element, const std::string& parent) {
+    if (element.PoseRelativeTo().empty()) return element.RawPose();
+    ignition::math::Pose3d pose;
+    const sdf::Errors errors = element.SemanticPose().Resolve(pose, parent);
+    if (!errors.empty()) fail_with(errors, context_.source());
+    return pose;
+  }
+
   // X_WP: the parent's frame (the world, or the enclosing model) in world.
   void read_model(const sdf::Model& model, const std::string& scope, const ImportPose& X_WP) {
     const std::string prefix = scope + model.Name() + "::";
@@ -129,9 +185,7 @@ class SdfReader {
   void read_link(const sdf::Link& link, const std::string& name, bool fixed,
                  const ImportPose& X_WM) {
     const std::string where = locate(link.Element(), context_.source());
-    ignition::math::Pose3d X_ML;
-    const sdf::Errors errors = link.SemanticPose().Resolve(X_ML, "__model__");
-    if (!errors.empty()) fail_with(errors, context_.source());
+    const ignition::math::Pose3d X_ML = pose_in_parent(link, "__model__");
     const ImportPose X_WL = compose(X_WM, pose_of(X_ML));
     warn_unread(link.Element(), {"kinematic", "gravity", "velocity_decay", "self_collide"});
     YAML::Node node;
@@ -162,6 +216,7 @@ class SdfReader {
       filters_.push_back({tree_["bodies"].size(), node["shapes"].size(), filter});
       node["shapes"].push_back(shape);
     }
+    if (node["shapes"].size() > 0) ++(fixed ? fixed_colliders_ : moving_colliders_);
     tree_["bodies"].push_back(node);
   }
 
@@ -171,12 +226,7 @@ class SdfReader {
     shape["name"] = collision.Name();
     const sdf::Geometry& geometry = *collision.Geom();
     ImportPose X_LS;  // the collision frame in the link frame
-    {
-      ignition::math::Pose3d pose;
-      const sdf::Errors errors = collision.SemanticPose().Resolve(pose);
-      if (!errors.empty()) fail_with(errors, context_.source());
-      X_LS = pose_of(pose);
-    }
+    X_LS = pose_of(pose_in_parent(collision, ""));
     switch (geometry.Type()) {
       case sdf::GeometryType::BOX:
         shape["type"] = "box";
@@ -409,10 +459,17 @@ class SdfReader {
       node["poisson_ratio"] = number_node(own ? surface.poissons_ratio : poisson_ratio_);
       tree_["materials"][surface_material(i)] = node;
     }
+    // The pairs of bodies that could touch (bitmasks aside): hybridsim's stick-slip friction
+    // takes constraint rows for each, up to MultibodySystem::kMaxFrictionPatches.
+    const std::size_t body_pairs =
+        moving_colliders_ * (moving_colliders_ - 1) / 2 + moving_colliders_ * fixed_colliders_;
+    const SdfFriction friction{friction_model_, body_pairs <= MultibodySystem::kMaxFrictionPatches,
+                               body_pairs};
     for (std::size_t i = 0; i < surfaces_.size(); ++i) {
       for (std::size_t j = i; j < surfaces_.size(); ++j) {
-        tree_["contact_materials"].push_back(sdf_contact_pair(
-            surfaces_[i], surface_material(i), surfaces_[j], surface_material(j), context_));
+        tree_["contact_materials"].push_back(sdf_contact_pair(surfaces_[i], surface_material(i),
+                                                              surfaces_[j], surface_material(j),
+                                                              friction, context_));
       }
     }
   }
@@ -438,6 +495,8 @@ class SdfReader {
   YAML::Node tree_;
   std::map<std::string, std::string> body_names_;  // scoped link name -> body
   std::vector<SdfSurface> surfaces_;
+  OdeFrictionModel friction_model_ = OdeFrictionModel::pyramid;
+  std::size_t moving_colliders_ = 0, fixed_colliders_ = 0;  // bodies with collision shapes
   struct ShapeFilter {
     std::size_t body = 0, shape = 0;  // indices in the tree's bodies and the body's shapes
     SdfShapeFilter filter;
@@ -472,7 +531,7 @@ YAML::Node read_sdf(const std::string& text, ImportContext& context) {
     }
   }
   if (!errors.empty()) fail_with(errors, context.source());
-  return SdfReader(context).read(root);
+  return SdfReader(context).read(root, text);
 }
 
 }  // namespace hybridsim

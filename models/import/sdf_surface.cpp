@@ -121,7 +121,8 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
 }
 
 YAML::Node sdf_contact_pair(const SdfSurface& a, const std::string& name_a, const SdfSurface& b,
-                            const std::string& name_b, ImportContext& context) {
+                            const std::string& name_b, const SdfFriction& world,
+                            ImportContext& context) {
   YAML::Node pair;
   pair["pair"].push_back(name_a);
   pair["pair"].push_back(name_b);
@@ -172,20 +173,46 @@ YAML::Node sdf_contact_pair(const SdfSurface& a, const std::string& name_a, cons
     friction["scale_by_contact_count"] = true;
   } else if (mu == 0.0 && mu2 == 0.0) {
     friction["model"] = "none";
-  } else if (mu == mu2) {
-    // ODE's contact friction sticks: true stiction, static and kinetic coefficients equal.
-    friction["model"] = "stick_slip";
-    friction["mu_static"] = number_node(mu);
-    friction["mu_kinetic"] = number_node(mu);
   } else {
-    context.warn_once("sdf-anisotropic",
-                      fmt::format("surfaces {} and {}: mu {} and mu2 {} differ: regularised "
-                                  "Coulomb friction (hybridsim's stiction is isotropic)",
-                                  name_a, name_b, mu, mu2));
-    friction["model"] = "regularized_coulomb";
-    friction["mu_kinetic"] = number_node(mu);
-    friction["mu2"] = number_node(mu2);
-    friction["cone"] = false;  // ODE's friction is a pyramid
+    // ODE's friction sticks: hybridsim's stick-slip friction, static and kinetic coefficients
+    // equal, on its isotropic cone (ODE's cone_model exactly; its pyramid, with mu on both
+    // directions, has up to sqrt(2) more friction for a slip between them). Anisotropic
+    // coefficients, or more pairs of bodies than stick-slip supports, give the regularised law.
+    const bool cone = world.model == OdeFrictionModel::cone;
+    if (cone && mu != mu2) {
+      context.warn_once("sdf-cone-mu2",
+                        fmt::format("surfaces {} and {}: mu {} and mu2 {} differ under "
+                                    "cone_model: hybridsim's cone takes mu",
+                                    name_a, name_b, mu, mu2));
+    }
+    const bool isotropic = cone || mu == mu2;
+    if (isotropic && world.stiction) {
+      friction["model"] = "stick_slip";
+      friction["mu_static"] = number_node(mu);
+      friction["mu_kinetic"] = number_node(mu);
+    } else {
+      if (!isotropic) {
+        context.warn_once("sdf-anisotropic",
+                          fmt::format("surfaces {} and {}: mu {} and mu2 {} differ: regularised "
+                                      "Coulomb friction (hybridsim's stiction is isotropic)",
+                                      name_a, name_b, mu, mu2));
+      } else {
+        context.warn_once("sdf-many-pairs",
+                          fmt::format("the world's moving bodies could touch in {} pairs, more "
+                                      "than stick-slip friction takes: regularised Coulomb "
+                                      "friction (v_small {} m/s)",
+                                      world.body_pairs, kSdfFrictionSmallSpeed));
+      }
+      friction["model"] = "regularized_coulomb";
+      friction["mu_kinetic"] = number_node(mu);
+      if (!cone) {
+        if (mu2 != mu) friction["mu2"] = number_node(mu2);
+        friction["cone"] = false;  // ODE's pyramid
+      }
+      // ODE's friction sticks; the regularised law creeps at about (f_t / (mu f_n)) v_small / 3
+      // under a held load, 30 um/s at most with this speed, and keeps the steps affordable.
+      friction["v_small"] = number_node(kSdfFrictionSmallSpeed);
+    }
   }
   pair["friction"] = friction;
 

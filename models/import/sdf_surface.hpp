@@ -4,6 +4,7 @@
 // compliances added, the larger torsional patch, the surfaces' curvatures added.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +53,23 @@ struct SdfShapeFilter {
   std::uint32_t collide = 0xffff;
 };
 
+// The v_small (m/s) of the regularised Coulomb law that stands for ODE's anisotropic friction,
+// which sticks: small, so that a held contact creeps little, and not so small that the steps
+// become tiny.
+inline constexpr double kSdfFrictionSmallSpeed = 1e-4;
+
+// The world's //physics/ode/solver/friction_model: pyramid_model (the default; box_model, which
+// ODE limits by a constant force, is read as the pyramid with a warning) or cone_model.
+enum class OdeFrictionModel { pyramid, cone };
+
+// What the world's friction can be: ODE's model, and whether stick-slip friction is affordable
+// (the moving bodies could form few enough touching pairs of bodies).
+struct SdfFriction {
+  OdeFrictionModel model = OdeFrictionModel::pyramid;
+  bool stiction = true;
+  std::size_t body_pairs = 0;  // for the warning when it is not
+};
+
 // Reads //collision/surface; `where` names the collision in messages. Warns, once per element,
 // of what hybridsim does not honour (soft_cfm, soft_erp, max_vel, min_depth, ...).
 SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string& where,
@@ -60,6 +78,7 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
 // The contact_materials entry of two surfaces (materials named `name_a`, `name_b`), or a warning
 // through `context` where hybridsim's law differs from Gazebo's.
 YAML::Node sdf_contact_pair(const SdfSurface& a, const std::string& name_a, const SdfSurface& b,
-                            const std::string& name_b, ImportContext& context);
+                            const std::string& name_b, const SdfFriction& world,
+                            ImportContext& context);
 
 }  // namespace hybridsim

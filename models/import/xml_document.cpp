@@ -64,6 +64,12 @@ const XmlElement* next_sibling(const XmlElement& element, const char* tag) {
   return element.NextSiblingElement(tag);
 }
 
+std::optional<std::string> element_text(const XmlElement& element) {
+  const char* text = element.GetText();
+  if (text == nullptr) return std::nullopt;
+  return std::string(text);
+}
+
 std::optional<std::string> attribute(const XmlElement& element, const char* name) {
   const char* value = element.Attribute(name);
   if (value == nullptr) return std::nullopt;

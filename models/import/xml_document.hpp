@@ -47,6 +47,8 @@ const char* element_name(const XmlElement& element);  // the tag
 int element_line(const XmlElement& element);
 const XmlElement* first_child(const XmlElement& element, const char* tag = nullptr);
 const XmlElement* next_sibling(const XmlElement& element, const char* tag = nullptr);
+// An element's text, or nullopt when it has none.
+std::optional<std::string> element_text(const XmlElement& element);
 // An attribute's text, or nullopt when it is absent.
 std::optional<std::string> attribute(const XmlElement& element, const char* name);
 std::vector<std::string> attribute_names(const XmlElement& element);

@@ -21,22 +21,10 @@
 namespace hybridsim {
 namespace {
 
+using testing::check_same_motion;
 using testing::import_data;
-using testing::largest_state_difference;
 
 constexpr double kG = 9.81;
-
-// Both runs of one world compared output by output and event by event.
-void check_same_motion(const testing::Run& sdf, const testing::Run& yaml) {
-  REQUIRE(sdf.result.status == SimulationStatus::ok);
-  REQUIRE(yaml.result.status == SimulationStatus::ok);
-  CHECK(largest_state_difference(sdf, yaml) == 0.0);
-  REQUIRE(sdf.recorder.events.size() == yaml.recorder.events.size());
-  for (std::size_t i = 0; i < sdf.recorder.events.size(); ++i) {
-    CHECK(sdf.recorder.events[i].t == yaml.recorder.events[i].t);
-    CHECK(sdf.recorder.events[i].kind == yaml.recorder.events[i].kind);
-  }
-}
 
 TEST_CASE("SDF friction demo: the catalog scene's motion bit for bit, mu 0.98 slides, 1 holds") {
   // The catalog scene's own simulation settings (SDFormat has no place for them).
