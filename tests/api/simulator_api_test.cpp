@@ -105,6 +105,30 @@ TEST_CASE("api: a scene built in code is the same Model as the scene file") {
   CHECK(x.events.size() >= 8);
 }
 
+TEST_CASE("api: the builder carries Gazebo's torsional patch and surface radii") {
+  for (const bool patch : {true, false}) {
+    CAPTURE(patch);
+    ContactMaterial pair;
+    pair.material_a = "Steel";
+    pair.material_b = "Steel";
+    pair.torsional_friction = 0.5;
+    (patch ? pair.torsional_patch_radius : pair.torsional_surface_radius) = 0.02;
+    const Model built = ModelBuilder("spin", "a torsional patch")
+                            .contact_material(pair)
+                            .body({.name = "ground", .fixed = true})
+                            .box("ground", "plate", Vec3(1, 1, 0.1), "Steel", {})
+                            .body({.name = "ball", .position_W = Vec3(0, 0, 1)})
+                            .sphere("ball", "sphere", 0.1, "Steel")
+                            .build();
+    const int steel = built.find_material("Steel");
+    const ContactMaterial& made =
+        built.contact_materials[built.find_contact_material(steel, steel)];
+    CHECK(made.torsional_friction == 0.5);
+    CHECK(made.torsional_patch_radius == (patch ? 0.02 : 0.0));
+    CHECK(made.torsional_surface_radius == (patch ? 0.0 : 0.02));
+  }
+}
+
 TEST_CASE("api: the CLI, one advance_to and 1000 advance_to calls give the same final state") {
   const Model model = load_scene_file("bouncing_sphere");
   const Snapshot one = run_in_steps(model, 1);

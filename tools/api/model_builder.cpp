@@ -201,6 +201,12 @@ ModelBuilder& ModelBuilder::contact_material(const ContactMaterial& pair) {
   if (pair.friction.model != FrictionModel::none) node["friction"] = friction_node(pair.friction);
   node["rolling_resistance"] = pair.rolling_resistance;
   node["torsional_friction"] = pair.torsional_friction;
+  if (pair.torsional_patch_radius > 0.0) {
+    node["torsional_patch_radius"] = pair.torsional_patch_radius;
+  }
+  if (pair.torsional_surface_radius > 0.0) {
+    node["torsional_surface_radius"] = pair.torsional_surface_radius;
+  }
   node["w_small"] = pair.w_small;
   node["merged_rolling_torque"] = pair.merged_rolling_torque;
   scene_->root["contact_materials"].push_back(node);
