@@ -29,6 +29,7 @@
 #include <sdf/World.hh>
 
 #include "core/errors.hpp"
+#include "models/import/sdf_plugins.hpp"
 #include "models/import/sdf_state.hpp"
 #include "models/import/sdf_surface.hpp"
 #include "models/import/urdf_reader.hpp"
@@ -56,17 +57,6 @@ ImportPose pose_of(const ignition::math::Pose3d& pose) {
   throw InputError(error.LineNumber()
                        ? fmt::format("{}:{}: {}", file, *error.LineNumber(), error.Message())
                        : fmt::format("{}: {}", file, error.Message()));
-}
-
-std::string locate(const sdf::ElementPtr& element, const std::string& source) {
-  if (!element) return source;
-  const std::string file = element->FilePath().empty() ? source : element->FilePath();
-  const std::string tag = element->HasAttribute("name")
-                              ? fmt::format("<{} name='{}'>", element->GetName(),
-                                            element->GetAttribute("name")->GetAsString())
-                              : fmt::format("<{}>", element->GetName());
-  return element->LineNumber() ? fmt::format("{}:{}: {}", file, *element->LineNumber(), tag)
-                               : fmt::format("{}: {}", file, tag);
 }
 
 class SdfReader {
@@ -114,6 +104,16 @@ class SdfReader {
   void read_friction_model(const sdf::World& world) {
     const sdf::Physics* physics = world.PhysicsDefault();
     if (physics == nullptr || physics->Element() == nullptr) return;
+    if (physics->EngineType() != "ode") {
+      // Gazebo's other engines combine surfaces their own way; the ODE rules are the documented
+      // ones.
+      context_.warn_once("sdf-physics-type",
+                         fmt::format("{}: physics type '{}': surfaces are read by Gazebo's rules "
+                                     "for ODE, the default engine",
+                                     locate_sdf_element(physics->Element(), context_.source()),
+                                     physics->EngineType()));
+      return;
+    }
     const sdf::ElementPtr ode = physics->Element()->FindElement("ode");
     const sdf::ElementPtr solver = ode ? ode->FindElement("solver") : nullptr;
     const sdf::ElementPtr model = solver ? solver->FindElement("friction_model") : nullptr;
@@ -124,7 +124,7 @@ class SdfReader {
     } else if (name != "pyramid_model") {
       context_.warn_once("sdf-friction-model",
                          fmt::format("{}: friction_model '{}' is read as pyramid_model",
-                                     locate(model, context_.source()), name));
+                                     locate_sdf_element(model, context_.source()), name));
     }
   }
 
@@ -138,8 +138,13 @@ class SdfReader {
       const YAML::Node& read_only = body;  // reading a missing key must not add it
       if (read_only["name"].as<std::string>() != body_name->second) continue;
       if (read_only["fixed"] && read_only["fixed"].as<bool>()) {
-        throw InputError(
-            fmt::format("{}: the link {} is static and cannot move", state.where, state.link));
+        // Gazebo saves a velocity, zero, for static links too; a static link does not move.
+        if (!state.linear_W.isZero(0.0) || !state.angular_W.isZero(0.0)) {
+          context_.warn_once("sdf-state-static|" + state.link,
+                             fmt::format("{}: the link {} is static: its velocity is not applied",
+                                         state.where, state.link));
+        }
+        return;
       }
       body["linear_velocity"] = vec3_node(state.linear_W);
       body["angular_velocity"] = vec3_node(state.angular_W);
@@ -165,7 +170,7 @@ class SdfReader {
     const sdf::Errors errors = model.SemanticPose().Resolve(X_PM);
     if (!errors.empty()) fail_with(errors, context_.source());
     const ImportPose X_WM = compose(X_WP, pose_of(X_PM));
-    warn_unread(model.Element(), {"plugin", "self_collide", "enable_wind", "allow_auto_disable"});
+    warn_unread(model.Element(), {"self_collide", "enable_wind", "allow_auto_disable"});
     // A model of one link is one body named after the model (a ball, a box, the ground).
     const bool single = model.LinkCount() == 1 && model.ModelCount() == 0;
     for (uint64_t i = 0; i < model.LinkCount(); ++i) {
@@ -177,6 +182,7 @@ class SdfReader {
     for (uint64_t i = 0; i < model.JointCount(); ++i) {
       read_joint(*model.JointByIndex(i), prefix, X_WM);
     }
+    read_sdf_model_plugins(model.Element(), prefix, body_names_, tree_, context_);
     for (uint64_t i = 0; i < model.ModelCount(); ++i) {
       read_model(*model.ModelByIndex(i), prefix, X_WM);
     }
@@ -184,7 +190,7 @@ class SdfReader {
 
   void read_link(const sdf::Link& link, const std::string& name, bool fixed,
                  const ImportPose& X_WM) {
-    const std::string where = locate(link.Element(), context_.source());
+    const std::string where = locate_sdf_element(link.Element(), context_.source());
     const ignition::math::Pose3d X_ML = pose_in_parent(link, "__model__");
     const ImportPose X_WL = compose(X_WM, pose_of(X_ML));
     warn_unread(link.Element(), {"kinematic", "gravity", "velocity_decay", "self_collide"});
@@ -221,7 +227,7 @@ class SdfReader {
   }
 
   YAML::Node shape_node(const sdf::Collision& collision, bool fixed, SdfShapeFilter& filter) {
-    const std::string where = locate(collision.Element(), context_.source());
+    const std::string where = locate_sdf_element(collision.Element(), context_.source());
     YAML::Node shape;
     shape["name"] = collision.Name();
     const sdf::Geometry& geometry = *collision.Geom();
@@ -336,7 +342,7 @@ class SdfReader {
   }
 
   void read_joint(const sdf::Joint& joint, const std::string& prefix, const ImportPose& X_WM) {
-    const std::string where = locate(joint.Element(), context_.source());
+    const std::string where = locate_sdf_element(joint.Element(), context_.source());
     std::string parent, child;
     sdf::Errors errors = joint.ResolveParentLink(parent);
     if (errors.empty()) errors = joint.ResolveChildLink(child);
@@ -427,7 +433,7 @@ class SdfReader {
       if (!child->GetExplicitlySetInFile()) continue;
       context_.warn_once(std::string("sdf-element|") + name,
                          fmt::format("{}: <{}> is not read (no counterpart in hybridsim's model)",
-                                     locate(child, context_.source()), name));
+                                     locate_sdf_element(child, context_.source()), name));
     }
   }
 

@@ -34,10 +34,13 @@ void read_model_state(const XmlDocument& document, const XmlElement& model,
           warn_unread_state(document, *part, context);
           continue;
         }
-        const std::vector<double> values =
-            numbers_from_text(document, *part, "velocity", element_text(*part).value_or(""), 6);
-        entry.linear_W = Vec3(values[0], values[1], values[2]);
-        entry.angular_W = Vec3(values[3], values[4], values[5]);
+        // An empty <velocity/> is SDFormat's default, at rest.
+        const std::string text = element_text(*part).value_or("");
+        if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
+          const std::vector<double> values = element_numbers(document, *part, 6);
+          entry.linear_W = Vec3(values[0], values[1], values[2]);
+          entry.angular_W = Vec3(values[3], values[4], values[5]);
+        }
         given = true;
       }
       if (given) velocities.push_back(entry);

@@ -37,6 +37,17 @@ std::optional<T> given(const sdf::ElementPtr& surface, std::initializer_list<con
 
 }  // namespace
 
+std::string locate_sdf_element(const sdf::ElementPtr& element, const std::string& source) {
+  if (!element) return source;
+  const std::string file = element->FilePath().empty() ? source : element->FilePath();
+  const std::string tag = element->HasAttribute("name")
+                              ? fmt::format("<{} name='{}'>", element->GetName(),
+                                            element->GetAttribute("name")->GetAsString())
+                              : fmt::format("<{}>", element->GetName());
+  return element->LineNumber() ? fmt::format("{}:{}: {}", file, *element->LineNumber(), tag)
+                               : fmt::format("{}: {}", file, tag);
+}
+
 SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string& where,
                             ImportContext& context, SdfShapeFilter& filter) {
   SdfSurface s;
@@ -171,8 +182,8 @@ YAML::Node sdf_contact_pair(const SdfSurface& a, const std::string& name_a, cons
     if (mu2 != mu) friction["mu2"] = number_node(mu2);
     friction["slip_compliance"] = c1 == c2 ? number_node(c1) : numbers_node({c1, c2});
     friction["scale_by_contact_count"] = true;
-  } else if (mu == 0.0 && mu2 == 0.0) {
-    friction["model"] = "none";
+  } else if (mu == 0.0 && (mu2 == 0.0 || world.model == OdeFrictionModel::cone)) {
+    friction["model"] = "none";  // ODE's cone takes mu alone
   } else {
     // ODE's friction sticks: hybridsim's stick-slip friction, static and kinetic coefficients
     // equal, on its isotropic cone (ODE's cone_model exactly; its pyramid, with mu on both

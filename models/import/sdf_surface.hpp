@@ -18,6 +18,10 @@
 
 namespace hybridsim {
 
+// Where an element stands, for messages: "file:line: <tag name='...'>" (the file libsdformat
+// read it from, else `source`), shared by the SDFormat readers.
+std::string locate_sdf_element(const sdf::ElementPtr& element, const std::string& source);
+
 // One collision's surface, with SDFormat 1.9's defaults where the file says nothing.
 struct SdfSurface {
   double mu = 1.0;  // friction/ode/mu, along fdir1

@@ -91,9 +91,12 @@ std::vector<double> numbers(const XmlDocument& document, const XmlElement& eleme
   return numbers_from_text(document, element, name, text, count);
 }
 
-std::vector<double> numbers_from_text(const XmlDocument& document, const XmlElement& element,
-                                      const char* name, const std::string& text,
-                                      std::size_t count) {
+namespace {
+
+// The numbers of `text`; `what` names where they come from in messages ("attribute size='1 2'").
+std::vector<double> parse_numbers(const XmlDocument& document, const XmlElement& element,
+                                  const std::string& what, const std::string& text,
+                                  std::size_t count) {
   std::vector<double> values;
   const std::string_view all(text);
   std::size_t at = 0;
@@ -113,17 +116,33 @@ std::vector<double> numbers_from_text(const XmlDocument& document, const XmlElem
     double value = 0.0;
     const auto [stop, error] = std::from_chars(all.data() + start, all.data() + end, value);
     if (error != std::errc() || stop != all.data() + end || !std::isfinite(value)) {
-      document.fail(element, fmt::format("attribute {}='{}': '{}' is not a finite number", name,
-                                         text, all.substr(at, end - at)));
+      document.fail(element,
+                    fmt::format("{}: '{}' is not a finite number", what, all.substr(at, end - at)));
     }
     values.push_back(value);
     at = end;
   }
   if (count != 0 && values.size() != count) {
-    document.fail(element, fmt::format("attribute {}='{}' needs {} number{}, not {}", name, text,
-                                       count, count == 1 ? "" : "s", values.size()));
+    document.fail(element, fmt::format("{} needs {} number{}, not {}", what, count,
+                                       count == 1 ? "" : "s", values.size()));
   }
   return values;
+}
+
+}  // namespace
+
+std::vector<double> numbers_from_text(const XmlDocument& document, const XmlElement& element,
+                                      const char* name, const std::string& text,
+                                      std::size_t count) {
+  return parse_numbers(document, element, fmt::format("attribute {}='{}'", name, text), text,
+                       count);
+}
+
+std::vector<double> element_numbers(const XmlDocument& document, const XmlElement& element,
+                                    std::size_t count) {
+  const std::string text = element_text(element).value_or("");
+  return parse_numbers(document, element, fmt::format("<{}> '{}'", element_name(element), text),
+                       text, count);
 }
 
 double number(const XmlDocument& document, const XmlElement& element, const char* name,

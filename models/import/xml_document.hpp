@@ -61,6 +61,9 @@ std::vector<double> numbers(const XmlDocument& document, const XmlElement& eleme
 // The same for an attribute's text taken from elsewhere (an MJCF default class).
 std::vector<double> numbers_from_text(const XmlDocument& document, const XmlElement& element,
                                       const char* name, const std::string& text, std::size_t count);
+// The same for an element's text ("<velocity>0 0 1</velocity>"), named by its tag in messages.
+std::vector<double> element_numbers(const XmlDocument& document, const XmlElement& element,
+                                    std::size_t count);
 // One number, or `fallback` when the attribute is absent.
 double number(const XmlDocument& document, const XmlElement& element, const char* name,
               double fallback);

@@ -1,6 +1,6 @@
 // The closed forms of Gazebo's friction rings, shared by the catalog scenes
 // (physics/friction_ring_scenes_test.cpp) and the SDFormat worlds that write them again
-// (models/import/sdf_reader_test.cpp):
+// (models/import/sdf_gazebo_worlds_test.cpp):
 //  - friction_cone_ring (MaximumDissipation): boxes launched radially outward at v0 = R m/s on a
 //    plane, cone friction mu = 0.3: each slides straight out, v = v0 - mu g t, r = R + v0 t -
 //    mu g t^2 / 2, whatever its fdir1 and however its frames are turned.

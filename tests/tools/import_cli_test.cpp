@@ -57,6 +57,7 @@ TEST_CASE("convert then run: bit-identical trajectories and events for URDF, MJC
   check_convert_then_run(import_data("friction_demo.sdf"), "--stop-time 0.3");
   check_convert_then_run(import_data("sphere_slip.sdf"), "--stop-time 0.5");
   check_convert_then_run(import_data("fdir1_ring.sdf"), "--stop-time 0.2");
+  check_convert_then_run(import_data("tricycles_uphill.sdf"), "--stop-time 1");
 }
 
 TEST_CASE("convert: mesh paths relative to the converted scene, formats told by content") {

@@ -122,73 +122,18 @@ TEST_CASE("SDF fdir1 ring: fdir1 in turned links and models, the catalog's motio
   testing::check_fdir1_ring(*sdf_run, kSdfFrictionSmallSpeed);
 }
 
-std::string spinning_ball_world(const std::string& state) {
-  return "<?xml version='1.0'?>\n<sdf version='1.9'>\n<world name='w'>\n"
-         "<gravity>0 0 0</gravity>\n"
-         "<model name='ground'><static>true</static><link name='l'/></model>\n"
-         "<model name='ball'><link name='l'><inertial><mass>2</mass><inertia><ixx>0.008</ixx>"
-         "<iyy>0.008</iyy><izz>0.008</izz></inertia></inertial><collision name='s'><geometry>"
-         "<sphere><radius>0.1</radius></sphere></geometry></collision></link></model>\n"
-         "<state world_name='w'><iterations>0</iterations>\n" +
-         state + "\n</state>\n</world>\n</sdf>\n";
-}
-
-TEST_CASE("SDF <state>: link velocities read as written, the rest warned of, bad links refused") {
-  // An angular speed above pi: libsdformat's pose would wrap it into a rotation; the text keeps
-  // it. Without gravity or contact the ball's momentum and spin are conserved: after 1 s it has
-  // moved by its velocity (1e-12 m: the integration of a constant velocity) and spins as it
-  // started.
-  const ConvertedScene converted = convert_scene_text(
-      spinning_ball_world("<model name='ball'><link name='l'>\n<velocity>0.5 -0.25 0 0 0 "
-                          "7.5</velocity>\n<acceleration>0 0 0 0 0 0</acceleration></link>"
-                          "</model>"),
-      "w.sdf");
-  const Model model = load_scene_text(converted.yaml, "w.yaml", {"simulation.stop_time=1"});
-  const Body& ball = model.bodies[model.find_body("ball")];
-  CHECK(ball.v_WB_W == Vec3(0.5, -0.25, 0.0));
-  CHECK(ball.w_WB_W == Vec3(0.0, 0.0, 7.5));
-  const auto run = testing::run_scene(model);
-  REQUIRE(run->result.status == SimulationStatus::ok);
-  const auto end = run->system->compute_kinematics(run->recorder.output_states.back());
-  const int b = model.find_body("ball");
-  CHECK((end[b].X_WB.translation - ball.p_WB - Vec3(0.5, -0.25, 0.0)).norm() < 1e-12);
-  CHECK(end[b].w_WB_W.z() == testing::relative(7.5, 1e-12));
-  // What else a state holds is warned of with its line.
-  CHECK(fmt::format("{}", fmt::join(converted.warnings, "\n"))
-            .find("w.sdf:10: <acceleration>: <state> is read for link velocities only") !=
-        std::string::npos);
-
-  const auto error = [](const std::string& state) {
-    try {
-      (void)convert_scene_text(spinning_ball_world(state), "bad.sdf");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  CHECK(error("<model name='ball'>\n<link name='nothing'><velocity>1 0 0 0 0 0</velocity></link>"
-              "</model>")
-            .find("bad.sdf:9: <link name='nothing'>: the world has no link ball::nothing") !=
-        std::string::npos);
-  CHECK(error("<model name='ground'>\n<link name='l'><velocity>1 0 0 0 0 0</velocity></link>"
-              "</model>")
-            .find("the link ground::l is static") != std::string::npos);
-  CHECK(error("<model name='ball'><link name='l'>\n<velocity>1 0 x 0 0 0</velocity></link>"
-              "</model>")
-            .find(":9: Error reading element <velocity>") != std::string::npos);
-}
-
 TEST_CASE("SDF friction_model: pyramid_model and cone_model, box_model read as the pyramid") {
-  const auto pair_of = [](const std::string& model, const std::string& mu2) {
+  const auto pair_of = [](const std::string& model, const std::string& mu2,
+                          const std::string& mu = "0.5", const std::string& engine = "ode") {
     const std::string text =
         "<?xml version='1.0'?>\n<sdf version='1.9'>\n<world name='w'>\n"
-        "<physics name='p' type='ode'><ode><solver><friction_model>" +
-        model +
+        "<physics name='p' type='" +
+        engine + "'><ode><solver><friction_model>" + model +
         "</friction_model></solver></ode></physics>\n"
         "<model name='ground'><static>true</static><link name='l'><collision name='plane'>"
         "<geometry><plane><normal>0 0 1</normal></plane></geometry><surface><friction><ode>"
-        "<mu>0.5</mu><mu2>" +
-        mu2 +
+        "<mu>" +
+        mu + "</mu><mu2>" + mu2 +
         "</mu2></ode></friction></surface></collision></link></model>\n"
         "</world>\n</sdf>\n";
     const ConvertedScene converted = convert_scene_text(text, "w.sdf");
@@ -208,6 +153,16 @@ TEST_CASE("SDF friction_model: pyramid_model and cone_model, box_model read as t
   CHECK(friction["model"].as<std::string>() == "regularized_coulomb");
   CHECK(warnings.find("w.sdf:4: <friction_model>: friction_model 'box_model' is read as "
                       "pyramid_model") != std::string::npos);
+  // The cone takes mu alone: mu 0 is frictionless whatever mu2, without a warning of mu2.
+  std::tie(friction, warnings) = pair_of("cone_model", "0.2", "0");
+  CHECK(friction["model"].as<std::string>() == "none");
+  CHECK(warnings.find("cone_model") == std::string::npos);
+  // ODE's solver settings belong to ODE: under another engine the cone_model is not read.
+  std::tie(friction, warnings) = pair_of("cone_model", "0.2", "0.5", "dart");
+  CHECK(friction["model"].as<std::string>() == "regularized_coulomb");
+  CHECK_FALSE(friction["cone"].as<bool>());
+  CHECK(warnings.find("w.sdf:4: <physics name='p'>: physics type 'dart': surfaces are read by "
+                      "Gazebo's rules for ODE") != std::string::npos);
 }
 
 }  // namespace
