@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (tests/fuzz) with clang, AddressSanitizer and UBSan into
 # build-sanitize/ (tools/sanitize_configure.sh) and runs each for SECONDS (default 60) on a seed
-# corpus: the catalog's scenes, the importers' URDF and MJCF test files, its OBJ meshes, and a
+# corpus: the catalog's scenes, the importers' SDFormat, URDF and MJCF test files (the small
+# ones), tests/fuzz/corpus, its OBJ meshes, and a
 # checkpoint of Newton's cradle. A crash, a leak, undefined behaviour, an input that takes more
 # than 2 s or 2 GB, or an error message without its file fails the run; the input is kept in
 # build-sanitize/findings/ (make it a regression test). Prints each harness's input count.
@@ -17,7 +18,9 @@ cmake --build "$build" -j "$(nproc)" --target fuzz_scene_loader fuzz_import_read
 corpus="$build/corpus"
 mkdir -p "$corpus/scene" "$corpus/import" "$corpus/mesh" "$corpus/checkpoint" "$build/findings"
 cp "$root"/models/scenes/*.yaml "$corpus/scene/"
-cp "$root"/tests/models/import/data/*.urdf "$root"/tests/models/import/data/*.xml "$corpus/import/"
+cp "$root"/tests/models/import/data/*.urdf "$root"/tests/models/import/data/*.xml \
+  "$root"/tests/models/import/data/tricycles_uphill.sdf \
+  "$root"/tests/fuzz/corpus/import/* "$corpus/import/"
 cp "$root"/models/scenes/meshes/*.obj "$corpus/mesh/"
 cp "$root"/tests/fuzz/corpus/checkpoint/* "$corpus/checkpoint/"
 

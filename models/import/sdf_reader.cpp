@@ -51,9 +51,10 @@ ImportPose pose_of(const ignition::math::Pose3d& pose) {
 // "file:line: message" of libsdformat's errors (the line when it knows one).
 [[noreturn]] void fail_with(const sdf::Errors& errors, const std::string& source) {
   const sdf::Error& error = errors.front();
-  // Text loaded from a string has no file (libsdformat says "data-string"): the source stands in.
+  // Text loaded from a string has no file (libsdformat says "data-string", or "<data-string>" for
+  // a missing attribute): the source stands in.
   std::string file = error.FilePath().value_or(source);
-  if (file.empty() || file == "data-string") file = source;
+  if (file.empty() || file == "data-string" || file == "<data-string>") file = source;
   throw InputError(error.LineNumber()
                        ? fmt::format("{}:{}: {}", file, *error.LineNumber(), error.Message())
                        : fmt::format("{}: {}", file, error.Message()));

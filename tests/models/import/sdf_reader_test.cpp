@@ -318,6 +318,12 @@ TEST_CASE("SDF bad input: every class is an error naming the file, the line and 
                           "<child>l</child><axis><xyz>0 0 1</xyz></axis></joint></model>"));
   CHECK(joint.find("bad.sdf") != std::string::npos);
   CHECK(joint.find("nowhere") != std::string::npos);
+  // A required attribute missing (found by fuzzing: libsdformat names the text "<data-string>").
+  CHECK(sdf_error(sdf_world("<model name='m'>" + link +
+                            "\n<joint type='fixed'><parent>world</parent><child>l</child></joint>"
+                            "</model>"))
+            .find("bad.sdf:5: Required attribute[name] in element[joint] is not specified") !=
+        std::string::npos);
   // A moving link without a positive mass.
   CHECK(sdf_error(sdf_world("<model name='m'>\n<link name='l'><inertial><mass>0</mass>"
                             "</inertial></link></model>"))
