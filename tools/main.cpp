@@ -56,6 +56,14 @@ int main(int argc, char** argv) {
   run_app->add_option("--summary", run.summary_path, "Summary JSON file");
   run_app->add_flag("--constraint-wrenches", run.constraint_wrenches,
                     "Trajectory columns of each joint's and bilateral contact's wrench");
+  run_app->add_option("--trajectory-columns", run.trajectory_columns,
+                      "Trajectory columns to write: comma-separated names, * and ? allowed "
+                      "(e.g. t,ball.*,energy; default: all)");
+  run_app->add_option("--trajectory-instants", run.trajectory_instants,
+                      "Trajectory rows: all (outputs and events, the default) or outputs");
+  run_app->add_option("--trajectory-max-rate", run.trajectory_max_rate,
+                      "At most this many event rows per simulated second in the trajectory, "
+                      "Hz (output rows are always written)");
   run_app->add_flag("--contact-frames", run.contact_frames,
                     "Contacts CSV columns of each point's friction directions and mu");
   run_app->add_flag("--log-events", run.log_events, "Print the human event log on stdout");

@@ -90,11 +90,7 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
                     "contacts.count,steps,step_size\n";
   }
   if (!outputs.trajectory_path.empty()) {
-    trajectory_ = open_output(outputs.trajectory_path);
-    trajectory_ << "t";
-    for (const std::string& name : trajectory_column_names(system.model())) {
-      trajectory_ << ',' << name;
-    }
+    std::vector<std::string> names = trajectory_column_names(system.model());
     if (outputs.constraint_wrenches) {
       const Model& model = system.model();
       constraint_wrenches_.resize(model.joints.size() + model.bilateral_contacts.size());
@@ -102,12 +98,17 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
         const bool joint = i < model.joints.size();
         const std::string& name =
             joint ? model.joints[i].name : model.bilateral_contacts[i - model.joints.size()].name;
-        if (!joint) trajectory_ << ',' << name << ".on";
+        if (!joint) names.push_back(name + ".on");
         for (const char* column : {"fx", "fy", "fz", "tx", "ty", "tz"}) {
-          trajectory_ << ',' << name << '.' << column;
+          names.push_back(name + '.' + column);
         }
       }
     }
+    // Checked before the file is opened: a bad pattern leaves no file behind.
+    trajectory_selected_ = select_trajectory_columns(names, outputs.trajectory.column_patterns);
+    trajectory_ = open_output(outputs.trajectory_path);
+    trajectory_ << "t";
+    for (const std::size_t column : trajectory_selected_) trajectory_ << ',' << names[column];
     trajectory_ << '\n';
   }
   if (!outputs.events_path.empty()) events_ = open_output(outputs.events_path);
@@ -158,19 +159,22 @@ RunWriter::~RunWriter() = default;
 
 void RunWriter::write_trajectory_row(double t, const VectorX& x) {
   compute_trajectory_row(system_, x, trajectory_values_);
-  std::string row = fmt::format("{:.17g}", t);
-  for (const double value : trajectory_values_)
-    fmt::format_to(std::back_inserter(row), ",{:.17g}", value);
   if (!constraint_wrenches_.empty()) {
     system_.compute_constraint_wrenches(t, x, constraint_wrenches_);
     const std::size_t joints = system_.model().joints.size();
     for (std::size_t i = 0; i < constraint_wrenches_.size(); ++i) {
-      if (i >= joints) row += system_.bilateral_on(static_cast<int>(i - joints)) ? ",1" : ",0";
+      if (i >= joints) {
+        trajectory_values_.push_back(system_.bilateral_on(static_cast<int>(i - joints)) ? 1 : 0);
+      }
       const MultibodySystem::ConstraintWrench& w = constraint_wrenches_[i];
-      row +=
-          fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", w.force_W.x(),
-                      w.force_W.y(), w.force_W.z(), w.torque_W.x(), w.torque_W.y(), w.torque_W.z());
+      trajectory_values_.insert(trajectory_values_.end(),
+                                {w.force_W.x(), w.force_W.y(), w.force_W.z(), w.torque_W.x(),
+                                 w.torque_W.y(), w.torque_W.z()});
     }
+  }
+  std::string row = fmt::format("{:.17g}", t);
+  for (const std::size_t column : trajectory_selected_) {
+    fmt::format_to(std::back_inserter(row), ",{:.17g}", trajectory_values_[column]);
   }
   trajectory_ << row << '\n';
 }
@@ -245,8 +249,11 @@ void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
     }
   }
   // One trajectory row at each event after the initialisation (the state does not jump).
-  if (trajectory_.is_open() && instant.kind != EventInstantKind::initialization) {
+  if (trajectory_.is_open() && instant.kind != EventInstantKind::initialization &&
+      outputs_.trajectory.event_rows &&
+      !((instant.t - last_event_row_time_) * outputs_.trajectory.max_event_rate < 1.0)) {
     write_trajectory_row(instant.t, x);
+    last_event_row_time_ = instant.t;
   }
 }
 

@@ -15,6 +15,7 @@
 #include "tools/output_file.hpp"
 #include "tools/progress_bar.hpp"
 #include "tools/replay/replay_recording.hpp"
+#include "tools/trajectory_columns.hpp"
 
 namespace hybridsim {
 
@@ -26,6 +27,7 @@ struct RunOutputs {
   // Trajectory columns, after the wheels': per joint <joint>.fx .fy .fz .tx .ty .tz (the wrench on
   // its child at the child's anchor, W), then per bilateral contact <name>.on and the same six.
   bool constraint_wrenches = false;
+  TrajectorySelection trajectory;  // which columns and rows (all by default)
   // Contacts CSV columns, last: tangent1_x .. tangent2_z, mu, mu2 (the friction law's frame).
   bool contact_frames = false;
   bool progress = false;  // progress bar on stderr
@@ -72,7 +74,9 @@ class RunWriter final : public SimulationObserver {
  private:
   void write_trajectory_row(double t, const VectorX& x);
   std::vector<MultibodySystem::ConstraintWrench> constraint_wrenches_;  // per joint, bilateral
-  std::vector<double> trajectory_values_;                               // one row's, reused
+  std::vector<double> trajectory_values_;         // one row's, every column but t, reused
+  std::vector<std::size_t> trajectory_selected_;  // the columns of trajectory_values_ written
+  double last_event_row_time_ = -kInfinity;       // of the last event row written (the rate cap)
   void write_contact_rows(double t, const VectorX& x);
   void write_diagnostics_row(double t, const VectorX& x);
 

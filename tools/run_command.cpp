@@ -230,6 +230,17 @@ int run_command(const RunCommandOptions& given_options) {
     outputs.contacts_path = options.contacts_path;
     outputs.log_events = options.log_events;
     outputs.constraint_wrenches = options.constraint_wrenches;
+    if (!options.trajectory_columns.empty()) {
+      outputs.trajectory.column_patterns = split_column_patterns(options.trajectory_columns);
+    }
+    outputs.trajectory.event_rows = trajectory_event_rows(options.trajectory_instants);
+    if (!(options.trajectory_max_rate > 0.0)) {
+      throw InputError(
+          fmt::format("--trajectory-max-rate {}: must be above 0 (rows per simulated "
+                      "second)",
+                      options.trajectory_max_rate));
+    }
+    outputs.trajectory.max_event_rate = options.trajectory_max_rate;
     outputs.contact_frames = options.contact_frames;
     outputs.progress = options.progress || (!options.quiet && isatty(STDERR_FILENO) != 0);
     outputs.diagnostics_path = options.diagnostics_path;

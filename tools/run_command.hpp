@@ -1,6 +1,7 @@
 // `hybridsim run SCENE [options]`.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,10 @@ struct RunCommandOptions {
   bool plot = false;  // the run summary figure next to the outputs
   bool log_events = false;
   bool constraint_wrenches = false;  // trajectory columns <name>.fx .. .tz (and .on)
-  bool contact_frames = false;       // contacts CSV columns tangent1_x .. mu2
+  // --trajectory-columns PATTERNS, --trajectory-instants all|outputs, --trajectory-max-rate HZ.
+  std::string trajectory_columns, trajectory_instants = "all";
+  double trajectory_max_rate = std::numeric_limits<double>::infinity();
+  bool contact_frames = false;  // contacts CSV columns tangent1_x .. mu2
   bool quiet = false;
   bool progress = false;  // forced on; otherwise on when stderr is a terminal
   std::vector<std::string> overrides;
