@@ -59,6 +59,9 @@ int main(int argc, char** argv) {
   run_app->add_option("--trajectory-columns", run.trajectory_columns,
                       "Trajectory columns to write: comma-separated names, * and ? allowed "
                       "(e.g. t,ball.*,energy; default: all)");
+  run_app->add_option("--trajectory-format", run.trajectory_format,
+                      "Trajectory file format: csv or hdf5 (default: hdf5 for a .h5 or .hdf5 "
+                      "path, else csv)");
   run_app->add_option("--trajectory-instants", run.trajectory_instants,
                       "Trajectory rows: all (outputs and events, the default) or outputs");
   run_app->add_option("--trajectory-max-rate", run.trajectory_max_rate,

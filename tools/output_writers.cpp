@@ -106,10 +106,16 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
     }
     // Checked before the file is opened: a bad pattern leaves no file behind.
     trajectory_selected_ = select_trajectory_columns(names, outputs.trajectory.column_patterns);
-    trajectory_ = open_output(outputs.trajectory_path);
-    trajectory_ << "t";
-    for (const std::size_t column : trajectory_selected_) trajectory_ << ',' << names[column];
-    trajectory_ << '\n';
+    if (outputs.trajectory_hdf5) {
+      std::vector<std::string> columns = {"t"};
+      for (const std::size_t column : trajectory_selected_) columns.push_back(names[column]);
+      hdf5_ = std::make_unique<Hdf5Trajectory>(outputs.trajectory_path, columns);
+    } else {
+      trajectory_ = open_output(outputs.trajectory_path);
+      trajectory_ << "t";
+      for (const std::size_t column : trajectory_selected_) trajectory_ << ',' << names[column];
+      trajectory_ << '\n';
+    }
   }
   if (!outputs.events_path.empty()) events_ = open_output(outputs.events_path);
   if (!outputs.contacts_path.empty()) {
@@ -172,6 +178,14 @@ void RunWriter::write_trajectory_row(double t, const VectorX& x) {
                                  w.torque_W.y(), w.torque_W.z()});
     }
   }
+  if (hdf5_) {
+    hdf5_row_.assign(1, t);
+    for (const std::size_t column : trajectory_selected_) {
+      hdf5_row_.push_back(trajectory_values_[column]);
+    }
+    hdf5_->add_row(hdf5_row_);
+    return;
+  }
   std::string row = fmt::format("{:.17g}", t);
   for (const std::size_t column : trajectory_selected_) {
     fmt::format_to(std::back_inserter(row), ",{:.17g}", trajectory_values_[column]);
@@ -184,7 +198,7 @@ void RunWriter::on_output(double t, const VectorX& x) {
     initial_energy_ = system_.compute_energy(x);
     have_initial_energy_ = true;
   }
-  if (trajectory_.is_open()) write_trajectory_row(t, x);
+  if (writes_trajectory()) write_trajectory_row(t, x);
   if (contacts_.is_open()) write_contact_rows(t, x);
   if (diagnostics_.is_open()) write_diagnostics_row(t, x);
   if (outputs_.record_replay) recorder_.on_output(t, x);
@@ -249,7 +263,10 @@ void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
     }
   }
   // One trajectory row at each event after the initialisation (the state does not jump).
-  if (trajectory_.is_open() && instant.kind != EventInstantKind::initialization &&
+  if (hdf5_) {
+    for (const EventRecord& record : instant.outcome.records) hdf5_->add_event(record);
+  }
+  if (writes_trajectory() && instant.kind != EventInstantKind::initialization &&
       outputs_.trajectory.event_rows &&
       !((instant.t - last_event_row_time_) * outputs_.trajectory.max_event_rate < 1.0)) {
     write_trajectory_row(instant.t, x);
@@ -265,6 +282,7 @@ std::vector<std::string> RunWriter::finish() {
     if (!file.commit()) failed.push_back(path);
   };
   close(trajectory_, outputs_.trajectory_path);
+  if (hdf5_ && !hdf5_->commit()) failed.push_back(outputs_.trajectory_path);
   close(events_, outputs_.events_path);
   close(contacts_, outputs_.contacts_path);
   close(diagnostics_, outputs_.diagnostics_path);

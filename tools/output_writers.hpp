@@ -12,6 +12,7 @@
 
 #include "integrators/hybrid_loop.hpp"
 #include "models/multibody_system.hpp"
+#include "tools/hdf5_trajectory.hpp"
 #include "tools/output_file.hpp"
 #include "tools/progress_bar.hpp"
 #include "tools/replay/replay_recording.hpp"
@@ -28,6 +29,7 @@ struct RunOutputs {
   // its child at the child's anchor, W), then per bilateral contact <name>.on and the same six.
   bool constraint_wrenches = false;
   TrajectorySelection trajectory;  // which columns and rows (all by default)
+  bool trajectory_hdf5 = false;    // the trajectory and the events as HDF5 (hdf5_trajectory.hpp)
   // Contacts CSV columns, last: tangent1_x .. tangent2_z, mu, mu2 (the friction law's frame).
   bool contact_frames = false;
   bool progress = false;  // progress bar on stderr
@@ -76,7 +78,10 @@ class RunWriter final : public SimulationObserver {
   std::vector<MultibodySystem::ConstraintWrench> constraint_wrenches_;  // per joint, bilateral
   std::vector<double> trajectory_values_;         // one row's, every column but t, reused
   std::vector<std::size_t> trajectory_selected_;  // the columns of trajectory_values_ written
-  double last_event_row_time_ = -kInfinity;       // of the last event row written (the rate cap)
+  std::unique_ptr<Hdf5Trajectory> hdf5_;          // in place of trajectory_ with trajectory_hdf5
+  std::vector<double> hdf5_row_;                  // t and the selected columns, reused
+  bool writes_trajectory() const { return trajectory_.is_open() || hdf5_ != nullptr; }
+  double last_event_row_time_ = -kInfinity;  // of the last event row written (the rate cap)
   void write_contact_rows(double t, const VectorX& x);
   void write_diagnostics_row(double t, const VectorX& x);
 

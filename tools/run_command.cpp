@@ -94,7 +94,20 @@ class StopOnSignals {
 struct ResolvedOutputs {
   RunCommandOptions options;
   std::string figure_path;  // the run summary figure, with --plot
+  bool trajectory_hdf5 = false;
 };
+
+// --trajectory-format, or the trajectory path's extension.
+bool trajectory_is_hdf5(const RunCommandOptions& options) {
+  if (options.trajectory_format == "hdf5") return true;
+  if (options.trajectory_format == "csv") return false;
+  if (!options.trajectory_format.empty()) {
+    throw InputError(
+        fmt::format("--trajectory-format '{}': expected csv or hdf5", options.trajectory_format));
+  }
+  const std::string extension = fs::path(options.trajectory_path).extension().string();
+  return extension == ".h5" || extension == ".hdf5";
+}
 
 // Two outputs on one path would overwrite each other: refused, naming both (special files such as
 // /dev/null may take several).
@@ -136,7 +149,9 @@ ResolvedOutputs resolve_outputs(const RunCommandOptions& given) {
                                    error.message()));
     }
     const fs::path folder(options.out_directory);
-    for (auto [path, name] : {std::pair{&options.trajectory_path, "trajectory.csv"},
+    const char* trajectory =
+        options.trajectory_format == "hdf5" ? "trajectory.h5" : "trajectory.csv";
+    for (auto [path, name] : {std::pair{&options.trajectory_path, trajectory},
                               std::pair{&options.events_path, "events.jsonl"},
                               std::pair{&options.contacts_path, "contacts.csv"},
                               std::pair{&options.summary_path, "summary.json"},
@@ -168,6 +183,10 @@ ResolvedOutputs resolve_outputs(const RunCommandOptions& given) {
                       "from Debian's libjs-three (apt-get install libjs-three)",
                       three));
     }
+  }
+  resolved.trajectory_hdf5 = !options.trajectory_path.empty() && trajectory_is_hdf5(options);
+  if (resolved.trajectory_hdf5 && !resolved.figure_path.empty()) {
+    throw InputError("--plot reads the trajectory as CSV: not with an HDF5 trajectory");
   }
   refuse_shared_paths(resolved);
   return resolved;
@@ -241,6 +260,7 @@ int run_command(const RunCommandOptions& given_options) {
                       options.trajectory_max_rate));
     }
     outputs.trajectory.max_event_rate = options.trajectory_max_rate;
+    outputs.trajectory_hdf5 = resolved.trajectory_hdf5;
     outputs.contact_frames = options.contact_frames;
     outputs.progress = options.progress || (!options.quiet && isatty(STDERR_FILENO) != 0);
     outputs.diagnostics_path = options.diagnostics_path;

@@ -25,6 +25,7 @@ struct RunCommandOptions {
   bool constraint_wrenches = false;  // trajectory columns <name>.fx .. .tz (and .on)
   // --trajectory-columns PATTERNS, --trajectory-instants all|outputs, --trajectory-max-rate HZ.
   std::string trajectory_columns, trajectory_instants = "all";
+  std::string trajectory_format;  // csv | hdf5; empty: hdf5 for a path ending .h5 or .hdf5
   double trajectory_max_rate = std::numeric_limits<double>::infinity();
   bool contact_frames = false;  // contacts CSV columns tangent1_x .. mu2
   bool quiet = false;

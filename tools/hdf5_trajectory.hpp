@@ -1,0 +1,53 @@
+// The trajectory as HDF5 (--trajectory-format hdf5, through Debian's libhdf5): one 1-D dataset of
+// doubles per column under /trajectory (named after the column; the group's attribute `columns`
+// keeps their order, t first), and /events, a table with one row per event record: t, kind,
+// pair_a, pair_b, contact_id, feature_a, feature_b, distance, v_pre, normal_x .. normal_z,
+// point_x .. point_z, description. h5py reads both (`f["trajectory/ball.z"][:]`,
+// `f["events"]["t"]`). Rows are kept in memory and written a chunk at a time; the file is written
+// as PATH.tmp and renamed by commit(), as every output of `hybridsim run` (output_file.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/hybrid_system.hpp"
+
+namespace hybridsim {
+
+class Hdf5Trajectory {
+ public:
+  using Handle =
+      std::int64_t;  // HDF5's hid_t (kept out of this header: only this file needs hdf5.h)
+
+  // InputError naming `path` when the file cannot be created.
+  Hdf5Trajectory(const std::string& path, const std::vector<std::string>& columns);
+  ~Hdf5Trajectory();
+  Hdf5Trajectory(const Hdf5Trajectory&) = delete;
+  Hdf5Trajectory& operator=(const Hdf5Trajectory&) = delete;
+
+  // One row: a value per column, in the order given to the constructor.
+  void add_row(const std::vector<double>& values);
+  void add_event(const EventRecord& record);
+  // Writes what is pending, closes, renames onto the path. False on any HDF5 error (PATH.tmp then
+  // stays for inspection).
+  bool commit();
+
+ private:
+  void flush_rows();
+  void flush_events();
+  void close();
+
+  std::string path_, temporary_;
+  Handle file_ = -1;
+  std::vector<Handle> columns_;            // one dataset per column
+  std::vector<std::vector<double>> rows_;  // per column, the values not yet written
+  unsigned long long rows_written_ = 0;    // hsize_t
+  Handle events_ = -1;                     // the /events dataset
+  Handle event_type_ = -1;                 // its compound type
+  std::vector<EventRecord> pending_events_;
+  unsigned long long events_written_ = 0;  // hsize_t
+  bool failed_ = false;
+};
+
+}  // namespace hybridsim
