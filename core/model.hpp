@@ -208,9 +208,17 @@ enum class ContactPoints {
   single,    // one point per pair, seed 002's rule, for every pair
 };
 
+// How the fallback rule combines two self pairs' friction coefficients (scene key
+// contact.friction_combination).
+enum class FrictionCombination {
+  geometric,  // sqrt(mu1 mu2), as every other coefficient
+  harmonic,   // 2 mu1 mu2 / (mu1 + mu2), Drake's rule (0 when both are 0)
+};
+
 struct ContactSettings {
   double contact_eps = 1e-13;                      // m, hysteresis of the z1/z2 scheme
   ContactPoints points = ContactPoints::manifold;  // scene key contact.points
+  FrictionCombination friction_combination = FrictionCombination::geometric;
   // m: the distance accuracy of the general convex path (shapes without a closed form against
   // their partner: cylinders, cones, ellipsoids, convex hulls). Given by the scene, it is the
   // tolerance libccd's MPR runs at (Shape::mpr_tolerance). Otherwise it is that path's tested

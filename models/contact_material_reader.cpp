@@ -247,6 +247,12 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
   }
   const auto mean = [](double x, double y) { return std::sqrt(x * y); };
   const auto series = [](double x, double y) { return x + y > 0.0 ? x * y / (x + y) : 0.0; };
+  // Friction coefficients: geometric, or Drake's harmonic mean (CalcContactFrictionFromSurface-
+  // Properties: 2 mu1 mu2 / (mu1 + mu2)), which lies nearer the smaller coefficient.
+  const bool harmonic = model.contact.friction_combination == FrictionCombination::harmonic;
+  const auto friction_mean = [&](double x, double y) {
+    return harmonic ? 2.0 * series(x, y) : mean(x, y);
+  };
   ContactMaterial cm = A;
   cm.material_a = model.materials[a].name;
   cm.material_b = model.materials[b].name;
@@ -257,11 +263,11 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
   cm.observer = A.observer || B.observer;
   cm.kp = series(A.kp, B.kp);
   cm.kd = series(A.kd, B.kd);
-  cm.friction.mu_kinetic = mean(A.friction.mu_kinetic, B.friction.mu_kinetic);
-  cm.friction.mu_static = mean(A.friction.mu_static, B.friction.mu_static);
+  cm.friction.mu_kinetic = friction_mean(A.friction.mu_kinetic, B.friction.mu_kinetic);
+  cm.friction.mu_static = friction_mean(A.friction.mu_static, B.friction.mu_static);
   cm.friction.mu2 = A.friction.mu2 < 0.0 && B.friction.mu2 < 0.0
                         ? -1.0
-                        : mean(A.friction.mu_second(), B.friction.mu_second());
+                        : friction_mean(A.friction.mu_second(), B.friction.mu_second());
   cm.friction.v_small = std::max(A.friction.v_small, B.friction.v_small);
   cm.friction.stiction_tolerance =
       std::max(A.friction.stiction_tolerance, B.friction.stiction_tolerance);
@@ -277,8 +283,9 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
   cm.w_small = std::max(A.w_small, B.w_small);
   cm.origin = fmt::format(
       "fallback: the self pairs [{0}, {0}] and [{1}, {1}] combined (geometric means of "
-      "restitution and coefficients, compliances and springs in series, the larger speeds)",
-      cm.material_a, cm.material_b);
+      "restitution and coefficients{2}, compliances and springs in series, the larger speeds)",
+      cm.material_a, cm.material_b,
+      harmonic ? ", harmonic means of the friction coefficients" : "");
   return cm;
 }
 

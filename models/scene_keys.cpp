@@ -60,6 +60,9 @@ constexpr SceneKey kSceneKeys[] = {
      "the Zeno guard, counted over 0.01 s windows"},
     {"contact", "points", "manifold or single", "manifold",
      "several points per face contact, or one point per shape pair"},
+    {"contact", "friction_combination", "geometric or harmonic", "geometric",
+     "the fallback rule's friction coefficients: sqrt(mu1 mu2), or Drake's 2 mu1 mu2 / (mu1 + "
+     "mu2)"},
     {"materials", "<name>", "map", "—", "a material, by its name"},
     {"materials.<name>", "density", "number, kg/m³", "required", "for the mass properties"},
     {"materials.<name>", "youngs_modulus", "number, Pa", "required",

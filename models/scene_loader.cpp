@@ -653,6 +653,10 @@ bool read_settings(MapReader& root, Model& model) {
     c.points = contact.choice("points", "manifold", {"manifold", "single"}) == "single"
                    ? ContactPoints::single
                    : ContactPoints::manifold;
+    c.friction_combination =
+        contact.choice("friction_combination", "geometric", {"geometric", "harmonic"}) == "harmonic"
+            ? FrictionCombination::harmonic
+            : FrictionCombination::geometric;
     const bool guard_given = contact.has("max_events_per_second");
     c.max_events_per_second = contact.positive("max_events_per_second", c.max_events_per_second);
     contact.reject_unknown_keys();

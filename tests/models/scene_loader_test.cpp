@@ -445,6 +445,23 @@ bodies:
   const ContactMaterial& cm = model.contact_materials[index];
   CHECK(cm.restitution == testing::relative(std::sqrt(0.7 * 0.8), 1e-15));
   CHECK(cm.friction.mu_kinetic == testing::relative(std::sqrt(0.5 * 1.0), 1e-15));
+  // Drake's rule for the friction coefficients, 2 mu1 mu2 / (mu1 + mu2) = 2/3; restitution keeps
+  // the geometric mean. A rule the loader does not know names the key and the choices.
+  const std::string harmonic_scene = R"(
+contact: {friction_combination: harmonic}
+bodies:
+  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}
+  - {name: ball, position: [0, 0, 1], shapes: [{type: sphere, radius: 0.1, material: Rubber}]}
+)";
+  const Model drake = load_scene_text(harmonic_scene, "drake.yaml");
+  const ContactMaterial& harmonic = drake.contact_materials[drake.find_contact_material(
+      drake.find_material("Steel"), drake.find_material("Rubber"))];
+  CHECK(harmonic.friction.mu_kinetic == testing::relative(2.0 * 0.5 * 1.0 / 1.5, 1e-15));
+  CHECK(harmonic.restitution == cm.restitution);
+  CHECK(harmonic.origin.find("harmonic means of the friction coefficients") != std::string::npos);
+  std::string unknown = harmonic_scene;
+  unknown.replace(unknown.find("harmonic"), 8, "drake");
+  CHECK(error_of(unknown).find("friction_combination") != std::string::npos);
   // Two linear-law self pairs without damping combine to kd = 0, not 0/0.
   const Model linear = load_scene_text(R"(
 materials:
