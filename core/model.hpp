@@ -219,6 +219,10 @@ struct ContactSettings {
   double contact_eps = 1e-13;                      // m, hysteresis of the z1/z2 scheme
   ContactPoints points = ContactPoints::manifold;  // scene key contact.points
   FrictionCombination friction_combination = FrictionCombination::geometric;
+  // m, Drake's penetration allowance (scene key contact.penetration_allowance; NaN: none): the
+  // Hunt-Crossley stiffness and dissipation of materials that give none, estimated so that the
+  // heaviest body resting on a contact sinks this far, critically damped.
+  double penetration_allowance = kNaN;
   // m: the distance accuracy of the general convex path (shapes without a closed form against
   // their partner: cylinders, cones, ellipsoids, convex hulls). Given by the scene, it is the
   // tolerance libccd's MPR runs at (Shape::mpr_tolerance). Otherwise it is that path's tested

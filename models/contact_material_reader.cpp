@@ -339,6 +339,26 @@ void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
 
 }  // namespace
 
+void apply_penetration_allowance(Model& model) {
+  const double allowance = model.contact.penetration_allowance;
+  if (std::isnan(allowance)) return;
+  double mass = 0.0;
+  for (const Body& body : model.bodies) {
+    if (!body.fixed) mass = std::max(mass, body.mass);
+  }
+  const double g = model.gravity_W.norm() > 0.0 ? model.gravity_W.norm() : 9.81;
+  const double stiffness = mass * g / allowance;       // the pair's, two geometries in series
+  const double time_scale = std::sqrt(allowance / g);  // 1 / omega, omega = sqrt(k / m)
+  for (Material& material : model.materials) {
+    if (std::isnan(material.hunt_crossley_stiffness)) {
+      material.hunt_crossley_stiffness = 2.0 * stiffness;
+    }
+    if (std::isnan(material.hunt_crossley_dissipation)) {
+      material.hunt_crossley_dissipation = time_scale / allowance;  // damping ratio 1
+    }
+  }
+}
+
 // Every pair that may collide is checked by check_collision_pair. The checks read the shapes'
 // types, contact materials and Hunt-Crossley parameters, and whether a pair may collide depends
 // on those shapes' filters, fixed bodies and the body pair: shapes equal in all but their body

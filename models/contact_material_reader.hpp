@@ -16,6 +16,14 @@ void read_materials(MapReader& root, Model& model);
 // there (the palette's) is replaced, a pair given twice in the same file is an error.
 void read_contact_materials(MapReader& root, Model& model);
 
+// Drake's penetration allowance (MultibodyPlant::set_penetration_allowance), when the scene
+// gives contact.penetration_allowance delta (bodies read): each material without its own
+// Hunt-Crossley stiffness gets k = 2 m g / delta, so that two such geometries in series give
+// m g / delta, and without its own dissipation d = t / delta with t = sqrt(delta / g), the time
+// scale of critical damping; m is the heaviest moving body's mass, g the gravity's magnitude
+// (9.81 m/s^2 without gravity).
+void apply_penetration_allowance(Model& model);
+
 // Checks every shape pair that may collide (shapes, bodies and filters read): a supported
 // geometry, a contact pair (its own, or the documented fallback combining the two self pairs,
 // added to the model) and the per-shape parameters its normal law needs. One pair per pair of

@@ -60,6 +60,9 @@ constexpr SceneKey kSceneKeys[] = {
      "the Zeno guard, counted over 0.01 s windows"},
     {"contact", "points", "manifold or single", "manifold",
      "several points per face contact, or one point per shape pair"},
+    {"contact", "penetration_allowance", "number, m", "none",
+     "Drake's: Hunt-Crossley k = 2 m g / δ and d = sqrt(δ / g) / δ for materials without their "
+     "own (m: the heaviest body)"},
     {"contact", "friction_combination", "geometric or harmonic", "geometric",
      "the fallback rule's friction coefficients: sqrt(mu1 mu2), or Drake's 2 mu1 mu2 / (mu1 + "
      "mu2)"},

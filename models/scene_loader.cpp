@@ -657,6 +657,9 @@ bool read_settings(MapReader& root, Model& model) {
         contact.choice("friction_combination", "geometric", {"geometric", "harmonic"}) == "harmonic"
             ? FrictionCombination::harmonic
             : FrictionCombination::geometric;
+    if (contact.has("penetration_allowance")) {
+      c.penetration_allowance = contact.positive("penetration_allowance", 1e-3);
+    }
     const bool guard_given = contact.has("max_events_per_second");
     c.max_events_per_second = contact.positive("max_events_per_second", c.max_events_per_second);
     contact.reject_unknown_keys();
@@ -725,6 +728,7 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
         std::max(model.contact.max_events_per_second, 1000.0 * static_cast<double>(free_bodies));
   }
   set_distance_tolerances(model);
+  apply_penetration_allowance(model);
   read_inputs(root, model);
   read_joints(root, model);
   read_wheels(root, model);

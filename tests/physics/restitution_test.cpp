@@ -145,6 +145,39 @@ bodies:
   }
 }
 
+TEST_CASE("hunt-crossley law: Drake's penetration allowance sinks the heaviest body by delta") {
+  // Drake's estimate (MultibodyPlant::set_penetration_allowance): per geometry k = 2 m g / delta,
+  // in series m g / delta, with m the heaviest body's mass; d = sqrt(delta / g) / delta. At rest
+  // on one contact, k x = M g: the heavy sphere (r = 0.1 m) sinks by delta = 1 mm, the light one
+  // (r = 0.05 m, an eighth of the mass) by delta / 8. The contact is damped on a time scale of
+  // sqrt(delta / g) = 10 ms: after 1 s the motion has decayed below 1e-12 m; 1e-9 m covers the
+  // integration's tolerance.
+  const double delta = 1e-3, g = 9.81;
+  const Model model = load_scene_text(R"(
+gravity: [0, 0, -9.81]
+simulation: {stop_time: 1.0, rtol: 1.0e-10, atol: 1.0e-12, output_interval: 1.0}
+contact: {penetration_allowance: 1.0e-3}
+contact_materials:
+  - {pair: [Steel, Steel], normal_law: hunt_crossley, friction: {model: none}}
+bodies:
+  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}
+  - {name: heavy, position: [0, 0, 0.1], shapes: [{type: sphere, radius: 0.1, material: Steel}]}
+  - {name: light, position: [1, 0, 0.05], shapes: [{type: sphere, radius: 0.05, material: Steel}]}
+)",
+                                      "allowance.yaml");
+  const Body& heavy = model.bodies[model.find_body("heavy")];
+  const Material& steel = model.materials[model.find_material("Steel")];
+  CHECK(steel.hunt_crossley_stiffness == testing::relative(2.0 * heavy.mass * g / delta, 1e-15));
+  CHECK(steel.hunt_crossley_dissipation == testing::relative(std::sqrt(delta / g) / delta, 1e-15));
+  const auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const VectorX& x = run->final_state;
+  const double z_heavy = x[heavy.state_offset + 2];
+  const double z_light = x[model.bodies[model.find_body("light")].state_offset + 2];
+  CHECK(std::abs((0.1 - z_heavy) - delta) < 1e-9);
+  CHECK(std::abs((0.05 - z_light) - delta / 8.0) < 1e-9);
+}
+
 TEST_CASE("linear law: restitution of the Kelvin-Voigt contact, with and without the clamp") {
   // m delta'' = -kp delta - kd delta': with zeta = kd / (2 sqrt(kp m)), w_d = w_n sqrt(1 - zeta^2),
   // unclamped the contact ends at delta = 0 after pi / w_d with e = exp(-zeta pi / sqrt(1-zeta^2));
