@@ -344,7 +344,7 @@ void apply_penetration_allowance(Model& model) {
   if (std::isnan(allowance)) return;
   double mass = 0.0;
   for (const Body& body : model.bodies) {
-    if (!body.fixed) mass = std::max(mass, body.mass);
+    if (!body.fixed && !body.prescribed) mass = std::max(mass, body.mass);  // Drake: dynamics
   }
   const double g = model.gravity_W.norm() > 0.0 ? model.gravity_W.norm() : 9.81;
   const double stiffness = mass * g / allowance;       // the pair's, two geometries in series

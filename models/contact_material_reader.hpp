@@ -20,8 +20,8 @@ void read_contact_materials(MapReader& root, Model& model);
 // gives contact.penetration_allowance delta (bodies read): each material without its own
 // Hunt-Crossley stiffness gets k = 2 m g / delta, so that two such geometries in series give
 // m g / delta, and without its own dissipation d = t / delta with t = sqrt(delta / g), the time
-// scale of critical damping; m is the heaviest moving body's mass, g the gravity's magnitude
-// (9.81 m/s^2 without gravity).
+// scale of critical damping; m is the heaviest moving (not prescribed) body's mass, g the gravity's
+// magnitude (9.81 m/s^2 without gravity).
 void apply_penetration_allowance(Model& model);
 
 // Checks every shape pair that may collide (shapes, bodies and filters read): a supported

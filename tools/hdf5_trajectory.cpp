@@ -5,7 +5,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdio>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -99,12 +101,32 @@ bool append(hid_t dataset, hid_t type, hsize_t written, hsize_t count, const voi
 
 Hdf5Trajectory::Hdf5Trajectory(const std::string& path, const std::vector<std::string>& columns)
     : path_(path), temporary_(path + ".tmp") {
+  // Checked before anything is written: HDF5 names a dataset by a path, and the file is written
+  // beside the path and renamed, which a device (/dev/null) must not be.
+  for (const std::string& column : columns) {
+    if (column.find('/') != std::string::npos) {
+      throw InputError(
+          fmt::format("{}: the column '{}' holds a '/', which HDF5 reads as a group: "
+                      "rename the body or joint, or write CSV",
+                      path, column));
+    }
+  }
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw InputError(fmt::format("{}: an HDF5 trajectory needs a regular file", path));
+  }
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are ours to report, not printed by HDF5
-  file_ = H5Fcreate(temporary_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  // The 1.8 format on: attributes above 64 kB (the names of 13,000 columns) are stored densely.
+  const hid_t access = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_libver_bounds(access, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  file_ = H5Fcreate(temporary_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access);
+  H5Pclose(access);
   if (file_ < 0) {
     throw InputError(fmt::format("{}: cannot write the HDF5 trajectory here", path));
   }
   const hid_t group = H5Gcreate2(file_, "trajectory", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) failed_ = true;
   // The columns' order, which a group does not keep: a string attribute per name.
   std::vector<const char*> names;
   for (const std::string& column : columns) names.push_back(column.c_str());
@@ -114,15 +136,15 @@ Hdf5Trajectory::Hdf5Trajectory(const std::string& path, const std::vector<std::s
   const hsize_t count = names.size();
   const hid_t space = H5Screate_simple(1, &count, nullptr);
   const hid_t attribute = H5Acreate2(group, "columns", text, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(attribute, text, names.data());
-  H5Aclose(attribute);
+  if (attribute < 0 || H5Awrite(attribute, text, names.data()) < 0) failed_ = true;
+  if (attribute >= 0) H5Aclose(attribute);
   H5Sclose(space);
   H5Tclose(text);
   for (const std::string& column : columns) {
     columns_.push_back(make_extendible(group, column.c_str(), H5T_NATIVE_DOUBLE));
     if (columns_.back() < 0) failed_ = true;
   }
-  H5Gclose(group);
+  if (group >= 0) H5Gclose(group);
   rows_.resize(columns.size());
   event_type_ = make_event_type();
   events_ = make_extendible(file_, "events", event_type_);

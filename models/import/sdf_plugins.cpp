@@ -1,8 +1,11 @@
 #include "models/import/sdf_plugins.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -77,6 +80,19 @@ class PluginReader {
   std::string where_;
 };
 
+// A warning for each child of `element` that is not among `read` (a plugin's setting hybridsim
+// does not model: a command clamp, a velocity-command mode, a wheel's unknown setting).
+void warn_unread_settings(const sdf::ElementPtr& element,
+                          std::initializer_list<std::string_view> read, const std::string& where,
+                          ImportContext& context) {
+  for (sdf::ElementPtr child = element->GetFirstElement(); child; child = child->GetNextElement()) {
+    const std::string name = child->GetName();
+    if (std::find(read.begin(), read.end(), name) != read.end()) continue;
+    context.warn_once("sdf-plugin-setting|" + name,
+                      fmt::format("{}: <{}> is not modelled: ignored", where, name));
+  }
+}
+
 // The index in tree["joints"] of the joint named `name`, or -1.
 int find_joint(const YAML::Node& tree, const std::string& name) {
   const YAML::Node& joints = tree["joints"];
@@ -101,6 +117,7 @@ void read_wheel_slip(const sdf::ElementPtr& plugin, const std::string& prefix,
                      const std::map<std::string, std::string>& body_names, YAML::Node tree,
                      ImportContext& context) {
   const YAML::Node& read_only = tree;
+  warn_unread_settings(plugin, {"wheel"}, locate_sdf_element(plugin, context.source()), context);
   for (sdf::ElementPtr wheel = plugin->HasElement("wheel") ? plugin->GetElement("wheel") : nullptr;
        wheel; wheel = wheel->GetNextElement("wheel")) {
     const std::string link =
@@ -117,10 +134,18 @@ void read_wheel_slip(const sdf::ElementPtr& plugin, const std::string& prefix,
     const YAML::Node& joints = read_only["joints"];
     for (std::size_t j = 0; joints && j < joints.size(); ++j) {
       const YAML::Node& joint = joints[j];
-      if (joint["child"].as<std::string>() == body->second && joint["axis"]) {
-        axis_W = Vec3(joint["axis"][0].as<double>(), joint["axis"][1].as<double>(),
-                      joint["axis"][2].as<double>());
+      if (joint["child"].as<std::string>() != body->second ||
+          joint["type"].as<std::string>() != "revolute") {
+        continue;
       }
+      if (axis_W) {
+        throw InputError(
+            fmt::format("{}: two revolute joints have the link '{}' as their child: "
+                        "which axis the wheel spins about is not clear",
+                        reader.where(), link));
+      }
+      axis_W = Vec3(joint["axis"][0].as<double>(), joint["axis"][1].as<double>(),
+                    joint["axis"][2].as<double>());
     }
     if (!axis_W) {
       throw InputError(fmt::format(
@@ -128,6 +153,10 @@ void read_wheel_slip(const sdf::ElementPtr& plugin, const std::string& prefix,
           "axis)",
           reader.where(), link));
     }
+    warn_unread_settings(wheel,
+                         {"slip_compliance_lateral", "slip_compliance_longitudinal",
+                          "wheel_normal_force", "wheel_radius"},
+                         reader.where(), context);
     const std::optional<double> normal_force = reader.number("wheel_normal_force");
     if (!normal_force || !(*normal_force > 0.0)) {
       throw InputError(
@@ -158,6 +187,15 @@ void read_wheel_slip(const sdf::ElementPtr& plugin, const std::string& prefix,
 void read_joint_controller(const sdf::ElementPtr& plugin, PluginKind kind,
                            const std::string& prefix, YAML::Node tree, ImportContext& context) {
   const PluginReader reader(plugin, locate_sdf_element(plugin, context.source()));
+  if (kind == PluginKind::joint_controller) {
+    warn_unread_settings(
+        plugin,
+        {"joint_name", "initial_velocity", "use_force_commands", "p_gain", "i_gain", "d_gain"},
+        reader.where(), context);
+  } else {
+    warn_unread_settings(plugin, {"joint_name", "initial_position", "p_gain", "i_gain", "d_gain"},
+                         reader.where(), context);
+  }
   YAML::Node servo;
   if (kind == PluginKind::joint_controller) {
     servo["velocity"] = number_node(reader.number("initial_velocity").value_or(0.0));

@@ -49,7 +49,8 @@ def read_csv(path):
 
 
 def main():
-    run = ["run", "bouncing_sphere", "--quiet", "--stop-time", "3", "--output-interval", "0.05"]
+    # 1,501 outputs and 30 events: the rows span two chunks of 1,024.
+    run = ["run", "bouncing_sphere", "--quiet", "--stop-time", "3", "--output-interval", "0.002"]
     csv, events, h5 = (os.path.join(WORK, n) for n in ("t.csv", "e.jsonl", "t.h5"))
     hybridsim(*run, "--trajectory", csv, "--events", events)
     # The format told by the extension.
@@ -64,24 +65,23 @@ def main():
         check(columns == header, "the attribute `columns` is the CSV header, t first")
         check(all(group[c].shape == (len(rows),) for c in columns),
               f"every column has a value per row ({len(rows)})")
-        same = all(group[c][i] == rows[i][j] for j, c in enumerate(columns)
-                   for i in range(len(rows)))
+        check(len(rows) > 1024, f"{len(rows)} rows: more than one chunk")
+        same = all(list(group[c][:]) == [row[j] for row in rows] for j, c in enumerate(columns))
         check(same, "every value is the CSV's, bit for bit")
 
         table = f["events"]
         check(table.shape == (len(lines),), f"/events has a row per event record ({len(lines)})")
         text = lambda v: v.decode() if isinstance(v, bytes) else v
-        for row, line in zip(table, lines):
-            assert row["t"] == line["t"], (row["t"], line["t"])
-            assert text(row["kind"]) == line["kind"]
-            assert text(row["pair_a"]) == line["pair"][0]
-            assert text(row["contact_id"]) == line["contact_id"]
-            assert [row["point_x"], row["point_y"], row["point_z"]] == line["point"]
-            if line["kind"] == "contact_start":
-                assert row["v_pre"] == line["v_pre"]
-            else:
-                assert math.isnan(row["v_pre"])
-        check(True, "every event row is its JSON line (t, kind, pair, id, point, v_pre)")
+        def same_event(row, line):
+            v_pre = (row["v_pre"] == line["v_pre"] if line["kind"] == "contact_start"
+                     else math.isnan(row["v_pre"]))
+            return (row["t"] == line["t"] and text(row["kind"]) == line["kind"]
+                    and text(row["pair_a"]) == line["pair"][0]
+                    and text(row["contact_id"]) == line["contact_id"]
+                    and [row["point_x"], row["point_y"], row["point_z"]] == line["point"]
+                    and v_pre)
+        check(all(same_event(row, line) for row, line in zip(table, lines)),
+              "every event row is its JSON line (t, kind, pair, id, point, v_pre)")
         first = table[0]
         # Free fall from rest under g = 9.81: v = g t at the first contact start. The crossing is
         # found to the root finder's tolerance (1e-10 s here), far below the 1e-6 relative bound.
@@ -105,6 +105,18 @@ def main():
     missing = os.path.join(WORK, "nowhere", "t.h5")
     bad = hybridsim(*run, "--trajectory", missing, expect=2)
     check(missing in bad.stderr, "an unwritable path is named")
+    bad = hybridsim(*run, "--trajectory", "/dev/null", "--trajectory-format", "hdf5", expect=2)
+    check("/dev/null: an HDF5 trajectory needs a regular file" in bad.stderr,
+          "a device is refused, not replaced")
+    # A '/' in a column name would be a group in HDF5: refused before the run, naming it.
+    scene = os.path.join(WORK, "slash.yaml")
+    with open(scene, "w") as f:
+        f.write("simulation: {stop_time: 0.1}\nbodies:\n"
+                "  - {name: ground, fixed: true, shapes: [{type: halfspace, material: Steel}]}\n"
+                "  - {name: left/ball, position: [0, 0, 1], shapes: [{type: sphere, radius: 0.1, "
+                "material: Steel}]}\n")
+    bad = hybridsim("run", scene, "--quiet", "--trajectory", h5, expect=2)
+    check("the column 'left/ball.x' holds a '/'" in bad.stderr, "a '/' in a name is refused")
     shutil.rmtree(WORK)
 
 

@@ -112,6 +112,14 @@ TEST_CASE("SDF plugins: wheels, servos, PID gains and unknown plugins, bad input
   CHECK_FALSE(servo["ideal"]);
   const std::string warnings = fmt::format("{}", fmt::join(converted.warnings, "\n"));
   CHECK(warnings.find("i_gain and d_gain are not modelled") != std::string::npos);
+  // A setting hybridsim does not model is named; so is an unknown setting of a wheel.
+  converted =
+      convert_scene_text(plugin_world("<plugin filename='gz-sim-joint-controller-system' name='c'>"
+                                      "<joint_name>axle</joint_name><cmd_max>5</cmd_max></plugin>"),
+                         "w.sdf");
+  CHECK(fmt::format("{}", fmt::join(converted.warnings, "\n"))
+            .find("w.sdf:7: <plugin name='c'>: <cmd_max> is not modelled: ignored") !=
+        std::string::npos);
   CHECK(warnings.find("w.sdf:8: <plugin name='o'>: <plugin> is not read") != std::string::npos);
 
   // A wheel's axis is its joint's; a radius given is kept.
@@ -137,6 +145,18 @@ TEST_CASE("SDF plugins: wheels, servos, PID gains and unknown plugins, bad input
                      "link_name='body'><wheel_normal_force>5</wheel_normal_force></wheel>"
                      "</plugin>")
             .find("no revolute joint has the link 'body' as its child") != std::string::npos);
+  // A prismatic joint gives no spin axis.
+  std::string prismatic = plugin_world(
+      "<plugin filename='libWheelSlipPlugin.so' name='s'><wheel link_name='wheel'>"
+      "<wheel_normal_force>5</wheel_normal_force></wheel></plugin>");
+  prismatic.replace(prismatic.find("type='revolute'"), 15, "type='prismatic'");
+  std::string message;
+  try {
+    (void)convert_scene_text(prismatic, "bad.sdf");
+  } catch (const InputError& error) {
+    message = error.what();
+  }
+  CHECK(message.find("no revolute joint has the link 'wheel' as its child") != std::string::npos);
   CHECK(plugin_error("<plugin filename='libWheelSlipPlugin.so' name='s'>\n<wheel "
                      "link_name='wheel'></wheel></plugin>")
             .find("<wheel_normal_force> must be given") != std::string::npos);
