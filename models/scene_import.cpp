@@ -6,11 +6,9 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
-#include "models/import/mjcf_reader.hpp"
-#include "models/import/scene_tree.hpp"
-#include "models/import/sdf_reader.hpp"
-#include "models/import/urdf_reader.hpp"
+#include "models/import/import_module.hpp"
 #include "models/input_file.hpp"
+#include "models/optional_module.hpp"
 #include "models/scene_loader.hpp"
 
 namespace hybridsim {
@@ -65,27 +63,36 @@ const char* scene_format_name(SceneFormat format) {
 ConvertedScene convert_scene_text(const std::string& text, const std::string& source,
                                   const ImportOptions& options,
                                   const std::string& output_directory) {
-  ImportContext context(options, source, output_directory);
-  YAML::Node tree;
-  switch (detect_scene_format(text)) {
-    case SceneFormat::urdf:
-      tree = read_urdf(text, context);
-      break;
-    case SceneFormat::mjcf:
-      tree = read_mjcf(text, context);
-      break;
-    case SceneFormat::sdf:
-      tree = read_sdf(text, context);
-      break;
-    case SceneFormat::yaml:
-      throw InputError(fmt::format(
-          "{}:1: not an SDFormat (<sdf>), URDF (<robot>) or MJCF (<mujoco>) file", source));
+  const SceneFormat format = detect_scene_format(text);
+  if (format == SceneFormat::yaml) {
+    throw InputError(fmt::format(
+        "{}:1: not an SDFormat (<sdf>), URDF (<robot>) or MJCF (<mujoco>) file", source));
   }
+  // The readers live in the import module (optional_module.hpp), loaded on the first import.
+  const std::string purpose = fmt::format("{}: {} import", source, scene_format_name(format));
+  auto* convert = optional_module_function<ImportConvertFunction>(
+      "import", "hybridsim_import_convert", purpose.c_str());
   ConvertedScene converted;
-  converted.warnings = context.take_warnings();
-  converted.yaml =
-      emit_scene(tree, std::filesystem::path(source).filename().string(), converted.warnings);
-  return converted;
+  std::string message;
+  ImportRequest request;
+  request.text = &text;
+  request.source = &source;
+  request.options = &options;
+  request.output_directory = &output_directory;
+  request.result = &converted;
+  request.message = &message;
+  convert(&request);
+  switch (request.error) {
+    case ImportRequest::Error::none:
+      return converted;
+    case ImportRequest::Error::not_supported:
+      throw NotSupportedError(message);
+    case ImportRequest::Error::input:
+      throw InputError(message);
+    case ImportRequest::Error::other:
+      break;
+  }
+  throw std::runtime_error(message);
 }
 
 ConvertedScene convert_scene_file(const std::string& path_or_name, const ImportOptions& options,

@@ -1,7 +1,5 @@
 #include "models/scene_loader.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -27,6 +25,7 @@
 #include "models/joint_reader.hpp"
 #include "models/mass_properties.hpp"
 #include "models/mesh_reader.hpp"
+#include "models/optional_module.hpp"
 #include "models/palette.hpp"
 #include "models/scene_import.hpp"
 #include "models/signal_reader.hpp"
@@ -747,10 +746,7 @@ Model build_model(const YAML::Node& root_node, YamlSource& source) {
 std::vector<std::filesystem::path> catalog_directories() {
   namespace fs = std::filesystem;
   std::vector<fs::path> directories;
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&catalog_directories), &info) != 0 &&
-      info.dli_fname != nullptr) {
-    const fs::path binary_directory = fs::path(info.dli_fname).parent_path();
+  if (const fs::path binary_directory = code_binary_directory(); !binary_directory.empty()) {
     directories.push_back(binary_directory / HYBRIDSIM_CATALOG_FROM_LIBDIR);
     directories.push_back(binary_directory / HYBRIDSIM_CATALOG_FROM_BINDIR);
     directories.push_back(binary_directory / "../../../../share/hybridsim/scenes");

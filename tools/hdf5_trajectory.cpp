@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "hybridsim/version.h"
 
 namespace hybridsim {
 
@@ -227,3 +228,19 @@ bool Hdf5Trajectory::commit() {
 }
 
 }  // namespace hybridsim
+
+// The module's entries (models/optional_module.hpp). Exceptions do not cross its edge.
+extern "C" const char* hybridsim_module_version() {
+  return HYBRIDSIM_VERSION_STRING;
+}
+
+extern "C" hybridsim::TrajectoryTable* hybridsim_hdf5_open(const std::string& path,
+                                                           const std::vector<std::string>& columns,
+                                                           std::string& error) noexcept {
+  try {
+    return new hybridsim::Hdf5Trajectory(path, columns);
+  } catch (const std::exception& failure) {
+    error = failure.what();
+  }
+  return nullptr;
+}

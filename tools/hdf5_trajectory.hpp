@@ -5,9 +5,12 @@
 // point_x .. point_z, description. h5py reads both (`f["trajectory/ball.z"][:]`,
 // `f["events"]["t"]`). Rows are kept in memory and written a chunk at a time; the file is written
 // as PATH.tmp and renamed by commit(), as every output of `hybridsim run` (output_file.hpp).
+// The writer lives in the hdf5 module (libhybridsim_hdf5.so, models/optional_module.hpp), so that
+// libhdf5 is loaded only by runs that write HDF5: open_hdf5_trajectory loads it.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,23 +18,44 @@
 
 namespace hybridsim {
 
-class Hdf5Trajectory {
+// A table of trajectory rows and event records written to a file.
+class TrajectoryTable {
+ public:
+  virtual ~TrajectoryTable() = default;
+  // One row: a value per column, in the order given when the table was opened.
+  virtual void add_row(const std::vector<double>& values) = 0;
+  virtual void add_event(const EventRecord& record) = 0;
+  // Writes what is pending, closes, renames onto the path. False on any error (PATH.tmp then
+  // stays for inspection).
+  virtual bool commit() = 0;
+};
+
+// The HDF5 trajectory at `path` with these columns (t first), written by the hdf5 module.
+// InputError naming `path` when the file cannot be created, or naming the module when it cannot
+// be loaded.
+std::unique_ptr<TrajectoryTable> open_hdf5_trajectory(const std::string& path,
+                                                      const std::vector<std::string>& columns);
+
+// The module's entry, hybridsim_hdf5_open: the table, or null with `error` set.
+using Hdf5OpenFunction = TrajectoryTable*(const std::string& path,
+                                          const std::vector<std::string>& columns,
+                                          std::string& error);
+
+// The writer itself (in the module).
+class Hdf5Trajectory final : public TrajectoryTable {
  public:
   using Handle =
       std::int64_t;  // HDF5's hid_t (kept out of this header: only this file needs hdf5.h)
 
   // InputError naming `path` when the file cannot be created.
   Hdf5Trajectory(const std::string& path, const std::vector<std::string>& columns);
-  ~Hdf5Trajectory();
+  ~Hdf5Trajectory() override;
   Hdf5Trajectory(const Hdf5Trajectory&) = delete;
   Hdf5Trajectory& operator=(const Hdf5Trajectory&) = delete;
 
-  // One row: a value per column, in the order given to the constructor.
-  void add_row(const std::vector<double>& values);
-  void add_event(const EventRecord& record);
-  // Writes what is pending, closes, renames onto the path. False on any HDF5 error (PATH.tmp then
-  // stays for inspection).
-  bool commit();
+  void add_row(const std::vector<double>& values) override;
+  void add_event(const EventRecord& record) override;
+  bool commit() override;
 
  private:
   void flush_rows();

@@ -17,6 +17,7 @@
 
 #include "hybridsim/version.h"
 #include "integrators/integrator.hpp"
+#include "models/optional_module.hpp"
 #include "models/scene_keys.hpp"
 #include "models/scene_loader.hpp"
 #include "tools/batch/batch_command.hpp"
@@ -28,8 +29,18 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"hybridsim: continuous-time hybrid simulation of rigid bodies in contact"};
-  app.set_version_flag("--version", "hybridsim " HYBRIDSIM_VERSION_STRING,
-                       "Print the version (hybridsim X.Y.Z) and exit");
+  app.set_version_flag(
+      "--version",
+      [] {
+        // The first line is the version; then where each optional module would load from.
+        std::string text = "hybridsim " HYBRIDSIM_VERSION_STRING;
+        for (const char* module : {"import", "hdf5", "mpi"}) {
+          const std::string path = hybridsim::optional_module_path(module);
+          text += fmt::format("\nmodule {}: {}", module, path.empty() ? "not installed" : path);
+        }
+        return text;
+      },
+      "Print the version (hybridsim X.Y.Z) and where its optional modules are, and exit");
   app.require_subcommand(1);
 
   hybridsim::RunCommandOptions run;

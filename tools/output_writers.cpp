@@ -15,9 +15,22 @@
 #include "core/errors.hpp"
 #include "events/event_log.hpp"
 #include "integrators/run_counters.hpp"
+#include "models/optional_module.hpp"
 #include "models/trajectory_row.hpp"
 
 namespace hybridsim {
+
+std::unique_ptr<TrajectoryTable> open_hdf5_trajectory(const std::string& path,
+                                                      const std::vector<std::string>& columns) {
+  const std::string purpose = fmt::format("{}: an HDF5 trajectory", path);
+  auto* open =
+      optional_module_function<Hdf5OpenFunction>("hdf5", "hybridsim_hdf5_open", purpose.c_str());
+  std::string error;
+  std::unique_ptr<TrajectoryTable> table(open(path, columns, error));
+  if (!table) throw InputError(error);
+  return table;
+}
+
 namespace {
 
 nlohmann::json to_json(const Vec3& v) {
@@ -109,7 +122,7 @@ RunWriter::RunWriter(MultibodySystem& system, const RunOutputs& outputs, double 
     if (outputs.trajectory_hdf5) {
       std::vector<std::string> columns = {"t"};
       for (const std::size_t column : trajectory_selected_) columns.push_back(names[column]);
-      hdf5_ = std::make_unique<Hdf5Trajectory>(outputs.trajectory_path, columns);
+      hdf5_ = open_hdf5_trajectory(outputs.trajectory_path, columns);
     } else {
       trajectory_ = open_output(outputs.trajectory_path);
       trajectory_ << "t";

@@ -78,7 +78,7 @@ class RunWriter final : public SimulationObserver {
   std::vector<MultibodySystem::ConstraintWrench> constraint_wrenches_;  // per joint, bilateral
   std::vector<double> trajectory_values_;         // one row's, every column but t, reused
   std::vector<std::size_t> trajectory_selected_;  // the columns of trajectory_values_ written
-  std::unique_ptr<Hdf5Trajectory> hdf5_;          // in place of trajectory_ with trajectory_hdf5
+  std::unique_ptr<TrajectoryTable> hdf5_;         // in place of trajectory_ with trajectory_hdf5
   std::vector<double> hdf5_row_;                  // t and the selected columns, reused
   bool writes_trajectory() const { return trajectory_.is_open() || hdf5_ != nullptr; }
   double last_event_row_time_ = -kInfinity;  // of the last event row written (the rate cap)

@@ -67,6 +67,30 @@ cc -std=c99 -o "$work/catalog_host" "$work/catalog_host.c" $(pkg-config --cflags
   -Wl,-rpath,"$libdir"
 "$work/catalog_host"
 echo "shared library host: the installed catalog"
+# The optional modules: installed in LIBDIR/hybridsim and found from there (not the build tree's).
+modules=$(realpath "$libdir")/hybridsim
+"$prefix/bin/hybridsim" --version | grep -q "^module import: $modules/libhybridsim_import.so$"
+"$prefix/bin/hybridsim" --version | grep -q "^module hdf5: $modules/libhybridsim_hdf5.so$"
+"$prefix/bin/hybridsim" run "$source_dir/tests/models/import/data/pendulum.urdf" --quiet \
+  --stop-time 0.01 --summary "$work/urdf.json"
+grep -q '"t_end": 0.01' "$work/urdf.json"
+echo "installed CLI: a URDF file through the installed import module"
+cat >"$work/import_host.c" <<'C'
+#include <stdio.h>
+#include "hybridsim/hybridsim.h"
+int main(int argc, char** argv) {
+  hybridsim_simulator* sim = hybridsim_create();
+  int ok = argc == 2 && hybridsim_load_file(sim, argv[1]) == HYBRIDSIM_OK;
+  if (!ok) fprintf(stderr, "import_host: %s\n", hybridsim_error_message(sim));
+  hybridsim_free(sim);
+  return ok ? 0 : 1;
+}
+C
+# shellcheck disable=SC2046
+cc -std=c99 -o "$work/import_host" "$work/import_host.c" $(pkg-config --cflags --libs hybridsim) \
+  -Wl,-rpath,"$libdir"
+"$work/import_host" "$source_dir/tests/models/import/data/tricycles_uphill.sdf"
+echo "shared library host: an SDFormat file through the installed import module"
 # 4. The Python package in the prefix's site-packages, with the installed catalog.
 site=$(find "$prefix" -path '*-packages/hybridsim/__init__.py' | head -1)
 if [ -n "$site" ]; then
@@ -75,7 +99,10 @@ import hybridsim
 sim = hybridsim.Simulator("bouncing_sphere")
 assert sim.body_state("ball")["position"][2] == 2.1, sim.body_state("ball")
 assert hybridsim.__file__.startswith("'"$prefix"'"), hybridsim.__file__
+hybridsim.Simulator("'"$source_dir"'/tests/models/import/data/pendulum.urdf")
+modules = [l.split()[-1] for l in open("/proc/self/maps") if "libhybridsim_import.so" in l]
+assert modules and all(m.startswith("'"$prefix"'") for m in modules), modules
 ')
-  echo "python: import hybridsim from the prefix, the installed catalog"
+  echo "python: import hybridsim from the prefix, the installed catalog, the installed import module"
 fi
 echo "install check passed"
