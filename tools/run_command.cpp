@@ -184,6 +184,20 @@ ResolvedOutputs resolve_outputs(const RunCommandOptions& given) {
                       three));
     }
   }
+  if (options.trajectory_path.empty()) {
+    // A selection with nothing to select from: the user meant to write a trajectory.
+    const std::pair<const char*, bool> selections[] = {
+        {"--trajectory-columns", !options.trajectory_columns.empty()},
+        {"--trajectory-instants", options.trajectory_instants != "all"},
+        {"--trajectory-max-rate", !std::isinf(options.trajectory_max_rate)},
+        {"--trajectory-format", !options.trajectory_format.empty()}};
+    for (const auto& [flag, is_given] : selections) {
+      if (is_given) {
+        throw InputError(fmt::format(
+            "{} applies to the trajectory: give --trajectory FILE or --out DIR as well", flag));
+      }
+    }
+  }
   resolved.trajectory_hdf5 = !options.trajectory_path.empty() && trajectory_is_hdf5(options);
   if (resolved.trajectory_hdf5 && !resolved.figure_path.empty()) {
     throw InputError("--plot reads the trajectory as CSV: not with an HDF5 trajectory");

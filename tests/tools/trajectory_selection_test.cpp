@@ -103,6 +103,16 @@ TEST_CASE("trajectory selection: columns, output instants and the event-row cap 
           "empty pattern");
   refused("--trajectory-instants events", "--trajectory-instants 'events': expected all");
   refused("--trajectory-max-rate 0", "--trajectory-max-rate 0: must be above 0");
+  // A selection without a trajectory to apply it to is a mistake, not a silent no-op.
+  for (const std::string flags : {"--trajectory-columns 'ball.z'", "--trajectory-instants outputs",
+                                  "--trajectory-max-rate 10", "--trajectory-format hdf5"}) {
+    CAPTURE(flags);
+    const auto result = run_cli(run + flags, dir);
+    CHECK(result.status == 2);
+    const std::string flag = flags.substr(0, flags.find(' '));
+    CHECK(result.err.find(flag + " applies to the trajectory: give --trajectory FILE or --out "
+                                 "DIR as well") != std::string::npos);
+  }
   std::filesystem::remove_all(dir);
 }
 
