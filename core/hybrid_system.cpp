@@ -20,6 +20,10 @@ std::string_view to_string(EventRecord::Kind kind) {
       return "stick";
     case EventRecord::Kind::slip:
       return "slip";
+    case EventRecord::Kind::limit_on:
+      return "limit_on";
+    case EventRecord::Kind::limit_off:
+      return "limit_off";
   }
   return "?";
 }

@@ -26,7 +26,8 @@ struct EventRecord {
   // stopped the run. bilateral_on, bilateral_off: a bilateral contact was switched
   // (core/bilateral_contact.hpp); `bilateral` names it, pair_a and pair_b its bodies, point_W is
   // its anchor and normal_W its frame's z axis (on only), description says why. stick, slip: a
-  // friction patch of stick-slip friction started to stick or to slide (see below).
+  // friction patch of stick-slip friction started to stick or to slide (see below). limit_on,
+  // limit_off: a side of a joint limit started or stopped pushing (see below).
   enum class Kind {
     contact_start,
     contact_end,
@@ -35,7 +36,9 @@ struct EventRecord {
     bilateral_on,
     bilateral_off,
     stick,
-    slip
+    slip,
+    limit_on,
+    limit_off
   };
   double t = 0.0;  // s, time of the event
   Kind kind = Kind::contact_start;
@@ -58,6 +61,11 @@ struct EventRecord {
   double d_res = kNaN;                // s/m, or N s/m for the linear law
   std::string description;            // time events, guard stops and bilateral switches
   std::string bilateral;              // bilateral_on and bilateral_off: the contact's name
+  // limit_on and limit_off (core/joint.hpp: JointLimit): the joint, its side ("lower" or
+  // "upper"), the bound in `distance` (rad or m) and the joint rate at the switch in
+  // pre_impact_velocity (rad/s or m/s).
+  std::string joint;
+  std::string limit_side;
   // stick and slip (stick-slip friction, a friction patch of two bodies: pair_a the parent,
   // pair_b the child, point_W its mean contact point, normal_W its normal): the tangential force
   // that holds it (stick: after the switch; slip: before) and its normal force, N.

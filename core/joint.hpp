@@ -33,6 +33,23 @@ struct JointServo {
   double max_effort = kInfinity;  // N m or N
 };
 
+// A joint limit (revolute and prismatic joints): beyond `lower` or `upper` a one-sided
+// spring-damper on the joint coordinate pushes back, effort max(0, k p + c p') against the
+// penetration p past the bound (never pulling). Each side switches on and off by a logged event
+// (limit_on / limit_off), so the damper's jump at the bound is an event, not a kink in the step.
+struct JointLimit {
+  bool enabled = false;
+  double lower = -kInfinity;  // rad or m (a revolute bound inside (-pi, pi))
+  double upper = kInfinity;
+  double stiffness = 0.0;  // N m/rad or N/m, > 0
+  double damping = 0.0;    // N m s/rad or N s/m
+};
+
+// The hysteresis of a limit side's switch (rad or m): it switches on where the penetration
+// crosses 0 and off where it falls below -kJointLimitHysteresis (the effort is zero there), so
+// that the restart after either switch does not sit on the other's root.
+inline constexpr double kJointLimitHysteresis = 1e-9;
+
 struct Joint {
   std::string name;  // unique among Model::joints
   JointType type = JointType::revolute;
@@ -61,6 +78,7 @@ struct Joint {
   double damping = 0.0;           // N m s/rad or N s/m
   double spring_reference = 0.0;  // rad or m
   JointServo servo;
+  JointLimit limit;
 };
 
 // Constraint rows of a joint: those of its type, plus one for an ideal velocity servo.

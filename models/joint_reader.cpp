@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <deque>
+#include <numbers>
 
 #include <fmt/format.h>
 
@@ -94,6 +95,33 @@ void read_servo(MapReader& joint_reader, Joint& joint, Model& model) {
   model.inputs.push_back(command);
 }
 
+// `limit: {lower, upper, stiffness, damping}` of a revolute or prismatic joint (core/joint.hpp).
+void read_limit(MapReader& reader, Joint& joint) {
+  MapReader limit(reader.get("limit"), reader.path_of("limit"), reader.source());
+  JointLimit& result = joint.limit;
+  result.enabled = true;
+  result.lower = limit.number("lower", -kInfinity);
+  result.upper = limit.number("upper", kInfinity);
+  if (!limit.has("lower") && !limit.has("upper")) limit.fail("upper", "give lower, upper or both");
+  if (!(result.lower < result.upper)) {
+    limit.fail("upper", fmt::format("must be above lower ({})", result.lower));
+  }
+  // A revolute coordinate lives in (-pi, pi]: a bound at or past pi would never be reached
+  // from inside, and the coordinate's wrap at pi would cross the other bound.
+  if (joint.type == JointType::revolute) {
+    for (const auto& [key, bound] :
+         {std::pair{"lower", result.lower}, std::pair{"upper", result.upper}}) {
+      if (std::isfinite(bound) && !(std::abs(bound) < std::numbers::pi)) {
+        limit.fail(key,
+                   fmt::format("{} rad: a revolute joint's bound lies inside (-pi, pi)", bound));
+      }
+    }
+  }
+  result.stiffness = limit.required_positive("stiffness");
+  result.damping = limit.non_negative("damping", 0.0);
+  limit.reject_unknown_keys();
+}
+
 Joint read_joint(MapReader& reader, Model& model) {
   Joint joint;
   joint.name = reader.required_string("name");
@@ -137,7 +165,7 @@ Joint read_joint(MapReader& reader, Model& model) {
 
   // Coordinates, efforts and springs exist for the one-degree-of-freedom joints only.
   for (const char* key :
-       {"initial", "input", "stiffness", "damping", "spring_reference", "servo"}) {
+       {"initial", "input", "stiffness", "damping", "spring_reference", "servo", "limit"}) {
     if (!has_axis && reader.has(key)) {
       reader.fail(key, fmt::format("a {} joint has no joint coordinate", type));
     }
@@ -164,6 +192,7 @@ Joint read_joint(MapReader& reader, Model& model) {
   joint.damping = reader.non_negative("damping", 0.0);
   joint.spring_reference = reader.number("spring_reference", 0.0);
   if (reader.has("servo")) read_servo(reader, joint, model);
+  if (reader.has("limit")) read_limit(reader, joint);
   reader.reject_unknown_keys();
   return joint;
 }

@@ -26,7 +26,10 @@ MultibodySystem::MultibodySystem(const Model& model)
       shape_wheel_(model.shapes.size(), -1),
       welds_(model.bilateral_contacts.size()),
       bilateral_on_(model.bilateral_contacts.size(), 0),
-      bilateral_requests_(model.bilateral_contacts.size(), -1) {
+      bilateral_requests_(model.bilateral_contacts.size(), -1),
+      limit_sides_(find_limit_sides(model)),
+      limit_pushing_(limit_sides_.size(), 0),
+      joint_limited_(model.joints.size(), 0) {
   for (std::size_t w = 0; w < model.wheels.size(); ++w) {
     for (int shape : model.wheels[w].shapes) shape_wheel_[shape] = static_cast<int>(w);
   }
@@ -124,15 +127,17 @@ void MultibodySystem::apply_joint_efforts(double t) {
     const Joint& joint = model_.joints[j];
     const bool spring = joint.stiffness != 0.0 || joint.damping != 0.0;
     const bool servo = joint.servo.mode != JointServo::Mode::none && !joint.servo.ideal;
-    if (joint.input < 0 && !spring && !servo) continue;
+    const bool limited = joint_limited_[j] != 0;
+    if (joint.input < 0 && !spring && !servo && !limited) continue;
     const BodyKinematics& P = kinematics_[joint.parent];
     const BodyKinematics& C = kinematics_[joint.child];
     double effort = joint.input >= 0 ? input_value(joint.input, t).x() : 0.0;
-    if (spring || servo) {
+    if (spring || servo || limited) {
       const JointCoordinate q = compute_joint_coordinate(joint, P, C);
       effort -=
           joint.stiffness * (q.position - joint.spring_reference) + joint.damping * q.velocity;
       if (servo) effort += compute_servo_effort(joint, joint_commands_[j], q);
+      if (limited) effort += joint_limit_effort(static_cast<int>(j), q);
     }
     const Vec3 axis_W = P.X_WB.rotation * joint.axis_P;
     if (joint.type == JointType::revolute) {
@@ -374,6 +379,10 @@ void MultibodySystem::compute_crossings(double t, ConstVectorRef x, VectorRef z)
   update_kinematics(x.data());
   contacts_.compute_crossings(X_WS_, z[0], z[1]);
   if (!patches_.empty()) compute_friction_crossings(t, x.data(), z[2], z[3]);
+  if (!limit_sides_.empty()) {
+    const int offset = limit_crossing_offset();
+    compute_limit_crossings(z[offset], z[offset + 1]);
+  }
 }
 
 EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossing, VectorRef x) {
@@ -401,6 +410,7 @@ EventOutcome MultibodySystem::rebuild_contacts(double t, std::string_view crossi
   EventOutcome outcome;
   outcome.state_changed = true;
   outcome.records = contacts_.rebuild_contacts(t, crossing, X_WS_, kinematics_);
+  update_joint_limits(t, outcome.records);
   return outcome;
 }
 
@@ -419,6 +429,7 @@ EventOutcome MultibodySystem::initialize(double t0, VectorRef x) {
     if (spin_rows_) set_spin_weld(static_cast<int>(p), false, {});
     if (roll_rows_) set_roll_weld(static_cast<int>(p), false, {});
   }
+  std::fill(limit_pushing_.begin(), limit_pushing_.end(), 0);
   EventOutcome outcome = rebuild_contacts(t0, "", x);  // projects x onto the joints first
   constraints_.detect_redundancy();
   apply_bilateral_rules(t0, x, BilateralInstant::start, outcome);
@@ -485,6 +496,10 @@ EventOutcome MultibodySystem::restore_discrete_state(double t0, VectorRef x,
   }
   const std::size_t contact_numbers = discrete.size() - bilateral_numbers - patch_numbers;
   contacts_.restore(discrete.first(contact_numbers), X_WS_);
+  // The limit sides follow from x (a checkpoint is taken after an event's switches).
+  std::fill(limit_pushing_.begin(), limit_pushing_.end(), 0);
+  std::vector<EventRecord> limit_records;
+  update_joint_limits(t0, limit_records);
   for (std::size_t c = 0; c < welds_.size(); ++c) {
     const double* d = discrete.data() + contact_numbers + kBilateralDiscreteSize * c;
     Joint& w = welds_[c];
@@ -575,7 +590,7 @@ EventOutcome MultibodySystem::handle_state_event(double t, VectorRef x,
   }
   EventOutcome outcome = rebuild_contacts(t, crossing, x);
   apply_bilateral_rules(t, x, BilateralInstant::state_event, outcome);
-  update_friction_patches(t, x, outcome, roots_found.size() > 2 && roots_found[2] != 0);
+  update_friction_patches(t, x, outcome, !patches_.empty() && roots_found[2] != 0);
   return outcome;
 }
 
@@ -759,12 +774,14 @@ MultibodySystem::EnergyParts MultibodySystem::compute_energy_parts(ConstVectorRe
     energy.kinetic += compute_kinetic_energy(body, kinematics_[i]);
     energy.potential -= body.mass * model_.gravity_W.dot(kinematics_[i].p_WCom);
   }
-  for (const Joint& joint : model_.joints) {
-    if (joint.stiffness == 0.0) continue;
+  for (std::size_t j = 0; j < model_.joints.size(); ++j) {
+    const Joint& joint = model_.joints[j];
+    if (joint.stiffness == 0.0 && joint_limited_[j] == 0) continue;
     const JointCoordinate q =
         compute_joint_coordinate(joint, kinematics_[joint.parent], kinematics_[joint.child]);
     const double stretch = q.position - joint.spring_reference;
     energy.potential += 0.5 * joint.stiffness * stretch * stretch;
+    energy.potential += joint_limit_energy(static_cast<int>(j), q);
   }
   const double eps = contacts_.contact_eps();
   for (const auto& [id, pair] : contacts_.contacts()) {

@@ -49,10 +49,15 @@ class MultibodySystem final : public HybridSystem {
   // z1, z2 of the contact set; with stick-slip friction also z3 (rising: a sticking patch's
   // tangential force reaches its static limit) and z4 (falling: a sliding patch's slip along its
   // direction at the last event reaches zero).
-  int crossing_count() const override { return patches_.empty() ? 2 : 4; }
+  // z1, z2 (contacts), z3, z4 with stick-slip friction patches, then the two of the joint limits.
+  int crossing_count() const override {
+    return limit_crossing_offset() + (limit_sides_.empty() ? 0 : 2);
+  }
   std::vector<int> crossing_directions() const override {
-    if (patches_.empty()) return {+1, -1};
-    return {+1, -1, +1, -1};
+    std::vector<int> directions = {+1, -1};
+    if (!patches_.empty()) directions.insert(directions.end(), {+1, -1});
+    if (!limit_sides_.empty()) directions.insert(directions.end(), {-1, +1});
+    return directions;
   }
   void compute_crossings(double t, ConstVectorRef x, VectorRef z) override;
   EventOutcome handle_state_event(double t, VectorRef x, std::span<const int> roots_found) override;
@@ -281,6 +286,28 @@ class MultibodySystem final : public HybridSystem {
   void apply_gravity_and_inputs(double t);
   void apply_joint_efforts(double t);
   void apply_contact_forces(ContactResult* results);
+
+  // Joint limits (multibody_joint_limits.cpp): a side per finite bound of a limited joint.
+  struct LimitSide {
+    int joint;     // index into Model::joints
+    int sign;      // +1 the upper bound, -1 the lower
+    double bound;  // rad or m
+  };
+  static std::vector<LimitSide> find_limit_sides(const Model& model);
+  int limit_crossing_offset() const { return patches_.empty() ? 2 : 4; }
+  // The penetration past the side's bound, p = sign (q - bound), and its rate.
+  static JointCoordinate limit_penetration(const LimitSide& side, const JointCoordinate& q);
+  JointCoordinate joint_coordinate(int joint) const;
+  // z_start: the least distance to its bound of a side not pushing (falls through 0 when one
+  // starts); z_end: the largest of a pushing side's, less the hysteresis (rises through 0 when one
+  // stops). At the current kinematics.
+  void compute_limit_crossings(double& z_start, double& z_end) const;
+  // Switches the sides at the current kinematics (after a restart's projection), with a record
+  // per switch.
+  void update_joint_limits(double t, std::vector<EventRecord>& records);
+  // The limit's effort on joint `joint` at coordinate q (0 unless a side pushes).
+  double joint_limit_effort(int joint, const JointCoordinate& q) const;
+  double joint_limit_energy(int joint, const JointCoordinate& q) const;
   // What one contact adds to its bodies' wrenches, in the order it adds them: B gets f_B_W, then
   // the moments moment_B_W and tau_B_W; A gets -f_B_W, then moment_A_W and -tau_B_W.
   struct ContactTerms {
@@ -429,7 +456,10 @@ class MultibodySystem final : public HybridSystem {
   std::vector<Joint> welds_;                     // per bilateral contact: its frame while on
   std::vector<char> bilateral_on_;               // per bilateral contact
   std::vector<signed char> bilateral_requests_;  // per bilateral contact: -1 none, 0 off, 1 on
-  double time_ = 0.0;                            // t of the last compute_wrenches
+  std::vector<LimitSide> limit_sides_;
+  std::vector<char> limit_pushing_;                  // per limit side
+  std::vector<char> joint_limited_;                  // per joint: a side of its limit pushes
+  double time_ = 0.0;                                // t of the last compute_wrenches
   std::set<std::pair<int, int>> stiffness_checked_;  // contact-material pairs (warnings)
   long rhs_count_ = 0;
 

@@ -74,6 +74,12 @@ nlohmann::json event_record_json(const EventRecord& record) {
       line["normal"] = to_json(record.normal_W);
     }
   }
+  if (record.kind == EventRecord::Kind::limit_on || record.kind == EventRecord::Kind::limit_off) {
+    line["joint"] = record.joint;
+    line["side"] = record.limit_side;
+    line["bound"] = record.distance;
+    line["rate"] = record.pre_impact_velocity;
+  }
   if (record.kind == EventRecord::Kind::stick || record.kind == EventRecord::Kind::slip) {
     line["bodies"] = {record.pair_a, record.pair_b};
     line["point"] = to_json(record.point_W);

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <numbers>
 #include <sstream>
 #include <utility>
 
@@ -86,6 +87,41 @@ ImportContext::ImportContext(const ImportOptions& options, std::string source,
 
 void ImportContext::warn_once(const std::string& kind, const std::string& message) {
   if (warned_.insert(kind).second) warnings_.push_back(message);
+}
+
+YAML::Node limit_node(double lower, double upper, double stiffness, double damping, bool revolute,
+                      const std::string& where, ImportContext& context) {
+  constexpr double kNoBound = 1e15;
+  bool has_lower = lower > -kNoBound;
+  bool has_upper = upper < kNoBound;
+  if (revolute &&
+      ((has_lower && lower <= -std::numbers::pi) || (has_upper && upper >= std::numbers::pi))) {
+    context.warn_once("limit-wrap",
+                      fmt::format("{}: a revolute limit at or past +-pi is not enforced (the joint "
+                                  "angle wraps there); the other bound is",
+                                  where));
+    has_lower = has_lower && lower > -std::numbers::pi;
+    has_upper = has_upper && upper < std::numbers::pi;
+  }
+  if (!has_lower && !has_upper) return {};
+  if (has_lower && has_upper && !(lower < upper)) {
+    context.warn_once("limit-empty",
+                      fmt::format("{}: a limit with lower >= upper ({} >= {}) is not enforced: the "
+                                  "joint moves freely (make it fixed to lock it)",
+                                  where, lower, upper));
+    return {};
+  }
+  if (!(stiffness > 0.0)) {
+    context.warn_once("limit-stiffness",
+                      fmt::format("{}: a limit of stiffness {} is not enforced", where, stiffness));
+    return {};
+  }
+  YAML::Node node;
+  if (has_lower) node["lower"] = number_node(lower);
+  if (has_upper) node["upper"] = number_node(upper);
+  node["stiffness"] = number_node(stiffness);
+  if (damping > 0.0) node["damping"] = number_node(damping);
+  return node;
 }
 
 std::vector<std::string> resource_directories(const ImportOptions& options) {

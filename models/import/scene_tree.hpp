@@ -68,6 +68,18 @@ class ImportContext {
   std::vector<std::string> warnings_;
 };
 
+// SDFormat's stiffness and dissipation of a joint limit that states none (`<limit>`'s
+// `<stiffness>` and `<dissipation>` defaults): what URDF limits get, as Gazebo gives them.
+inline constexpr double kSdfLimitStiffness = 1e8;    // N m/rad or N/m
+inline constexpr double kSdfLimitDissipation = 1.0;  // N m s/rad or N s/m
+
+// The `limit` map of a revolute or prismatic joint (docs/scene-format.md) from a file's bounds;
+// bounds beyond +-1e15 are none. A null node (not a map), with a warning naming `where`, for what
+// the joint model cannot enforce: a revolute bound at or past +-pi (the coordinate wraps there:
+// that bound is left out), lower >= upper, a stiffness that is not positive.
+YAML::Node limit_node(double lower, double upper, double stiffness, double damping, bool revolute,
+                      const std::string& where, ImportContext& context);
+
 // The directories of the environment variables and --resource-path, in search order.
 std::vector<std::string> resource_directories(const ImportOptions& options);
 

@@ -388,13 +388,17 @@ class SdfReader {
       errors = axis->ResolveXyz(axis_M, "__model__");
       if (!errors.empty()) fail_with(errors, context_.source());
       node["axis"] = vec3_node(X_WM.q * vec3_of(axis_M));
-      read_axis_dynamics(*axis, node, where);
+      read_axis_dynamics(
+          *axis,
+          joint.Type() == sdf::JointType::REVOLUTE || joint.Type() == sdf::JointType::PRISMATIC,
+          joint.Type() == sdf::JointType::REVOLUTE, node, where);
     }
     tree_["joints"].push_back(node);
   }
 
   // Damping and spring of an axis; what the joint model has no counterpart for is warned of.
-  void read_axis_dynamics(const sdf::JointAxis& axis, YAML::Node node, const std::string& where) {
+  void read_axis_dynamics(const sdf::JointAxis& axis, bool limits, bool revolute, YAML::Node node,
+                          const std::string& where) {
     if (axis.Damping() != 0.0) node["damping"] = number_node(axis.Damping());
     if (axis.SpringStiffness() != 0.0) {
       node["stiffness"] = number_node(axis.SpringStiffness());
@@ -406,12 +410,11 @@ class SdfReader {
                              ": joint friction is not modelled (hybridsim's joints are "
                              "frictionless): ignored");
     }
-    const bool limited = axis.Lower() > -1e15 || axis.Upper() < 1e15;
-    if (limited) {
-      context_.warn_once("sdf-joint-limit",
-                         where +
-                             ": joint limits are not modelled (hybridsim's joints move "
-                             "freely): ignored");
+    // <limit>: its bounds with its own stiffness and dissipation (a continuous joint has none).
+    if (limits) {
+      YAML::Node limit = limit_node(axis.Lower(), axis.Upper(), axis.Stiffness(),
+                                    axis.Dissipation(), revolute, where, context_);
+      if (limit.IsMap()) node["limit"] = limit;
     }
   }
 

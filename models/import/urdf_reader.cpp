@@ -446,11 +446,23 @@ class UrdfReader {
                                               "own",
                                               document_.locate(element)));
     }
-    if (joint.type == urdf::Joint::REVOLUTE || joint.type == urdf::Joint::PRISMATIC) {
-      context_.warn_once("joint_limits",
-                         fmt::format("{}: joint position limits are not enforced: the joint "
-                                     "moves past them",
-                                     document_.locate(element)));
+    // A continuous joint has no position limits; URDF states no stiffness for a limit: SDFormat's
+    // defaults, as Gazebo reads the file.
+    if ((joint.type == urdf::Joint::REVOLUTE || joint.type == urdf::Joint::PRISMATIC) &&
+        joint.limits) {
+      const std::string where = document_.locate(element);
+      YAML::Node limit =
+          limit_node(joint.limits->lower, joint.limits->upper, kSdfLimitStiffness,
+                     kSdfLimitDissipation, joint.type == urdf::Joint::REVOLUTE, where, context_);
+      if (limit.IsMap()) {
+        node["limit"] = limit;
+        context_.warn_once(
+            "joint_limit_stiffness",
+            fmt::format(
+                "{}: the limit is a spring-damper of stiffness {:g} and damping {:g} (SDFormat's "
+                "defaults: URDF gives none); set joints.NAME.limit.stiffness to change it",
+                where, kSdfLimitStiffness, kSdfLimitDissipation));
+      }
     }
     return node;
   }

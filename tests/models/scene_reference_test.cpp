@@ -17,8 +17,8 @@ namespace {
 
 // Keys the catalog does not use, so that every branch of the loader is visited: signals of every
 // kind, a prescribed body, servos with signal maps, an inline mesh and grid, wheels with slope
-// compliance, a traction law and a per-direction mu, collision groups, Hunt-Crossley and linear
-// laws, a Stribeck pair and a material of the scene's own.
+// compliance, a traction law and a per-direction mu, a joint limit, collision groups, Hunt-Crossley
+// and linear laws, a Stribeck pair and a material of the scene's own.
 constexpr const char* kCoverageScene = R"(
 name: coverage
 description: every key the catalog leaves out
@@ -64,7 +64,8 @@ joints:
   - {name: axle, type: revolute, parent: cart, child: wheel, axis: [0, 1, 0],
      servo: {velocity: {sine: {amplitude: [1, 0, 0], frequency: 1}}, gain: 1.0}}
   - {name: hinge, type: revolute, parent: cart, child: flap, axis: [1, 0, 0],
-     servo: {position: {constant: [0.1, 0, 0]}, kp: 10.0, kd: 1.0}}
+     servo: {position: {constant: [0.1, 0, 0]}, kp: 10.0, kd: 1.0},
+     limit: {lower: -0.5, upper: 0.5, stiffness: 100.0, damping: 1.0}}
 wheels:
   - name: rolling
     body: wheel

@@ -185,6 +185,10 @@ hybridsim_event_kind event_kind(hybridsim::EventRecord::Kind kind) {
       return HYBRIDSIM_EVENT_STICK;
     case hybridsim::EventRecord::Kind::slip:
       return HYBRIDSIM_EVENT_SLIP;
+    case hybridsim::EventRecord::Kind::limit_on:
+      return HYBRIDSIM_EVENT_LIMIT_ON;
+    case hybridsim::EventRecord::Kind::limit_off:
+      return HYBRIDSIM_EVENT_LIMIT_OFF;
     case hybridsim::EventRecord::Kind::guard_stop:
       break;
   }

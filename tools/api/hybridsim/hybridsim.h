@@ -110,7 +110,9 @@ typedef enum hybridsim_event_kind {
   HYBRIDSIM_EVENT_BILATERAL_OFF = 5, /* a bilateral contact was switched off */
   HYBRIDSIM_EVENT_STICK = 6,         /* a friction patch started to stick (shape_a, shape_b: its
                                         two bodies; point, normal: its mean point and normal) */
-  HYBRIDSIM_EVENT_SLIP = 7           /* a friction patch started to slide */
+  HYBRIDSIM_EVENT_SLIP = 7,          /* a friction patch started to slide */
+  HYBRIDSIM_EVENT_LIMIT_ON = 8,      /* a side of a joint limit started to push */
+  HYBRIDSIM_EVENT_LIMIT_OFF = 9      /* a side of a joint limit stopped pushing */
 } hybridsim_event_kind;
 
 /* One event record (docs/outputs.md, events JSONL). Strings point into the simulator and stay
