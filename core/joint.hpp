@@ -77,6 +77,10 @@ struct Joint {
   double stiffness = 0.0;         // N m/rad or N/m
   double damping = 0.0;           // N m s/rad or N s/m
   double spring_reference = 0.0;  // rad or m
+  // Optional dry friction on the rate, regularised as the contacts' Coulomb friction is (Modia3D's
+  // reg, core/friction_law.hpp): effort = -F q' / reg(|q'|, v_s), exactly -F sign(q') above v_s.
+  double friction = 0.0;         // F, N m or N
+  double friction_speed = 0.01;  // v_s, rad/s or m/s
   JointServo servo;
   JointLimit limit;
 };

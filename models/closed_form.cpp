@@ -149,8 +149,10 @@ ClosedForm find_closed_form(const Model& model) {
   if (joint.type != JointType::revolute || !model.bodies[joint.parent].fixed) {
     no_closed_form(model, "the joint must be revolute with a fixed parent");
   }
-  if (joint.input >= 0 || joint.stiffness != 0.0 || joint.damping != 0.0 || !model.inputs.empty()) {
-    no_closed_form(model, "inputs, joint springs and dampers have no closed form here");
+  if (joint.input >= 0 || joint.stiffness != 0.0 || joint.damping != 0.0 || !model.inputs.empty() ||
+      joint.friction != 0.0 || joint.limit.enabled) {
+    no_closed_form(model,
+                   "inputs, joint springs, dampers, friction and limits have no closed form here");
   }
   const int shape_count = static_cast<int>(model.shapes.size());
   for (int a = 0; a < shape_count; ++a) {

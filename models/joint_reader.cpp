@@ -164,8 +164,8 @@ Joint read_joint(MapReader& reader, Model& model) {
   joint.can_collide = reader.boolean("can_collide", false);
 
   // Coordinates, efforts and springs exist for the one-degree-of-freedom joints only.
-  for (const char* key :
-       {"initial", "input", "stiffness", "damping", "spring_reference", "servo", "limit"}) {
+  for (const char* key : {"initial", "input", "stiffness", "damping", "spring_reference", "servo",
+                          "limit", "friction", "friction_speed"}) {
     if (!has_axis && reader.has(key)) {
       reader.fail(key, fmt::format("a {} joint has no joint coordinate", type));
     }
@@ -191,6 +191,8 @@ Joint read_joint(MapReader& reader, Model& model) {
   joint.stiffness = reader.non_negative("stiffness", 0.0);
   joint.damping = reader.non_negative("damping", 0.0);
   joint.spring_reference = reader.number("spring_reference", 0.0);
+  joint.friction = reader.non_negative("friction", 0.0);
+  joint.friction_speed = reader.positive("friction_speed", joint.friction_speed);
   if (reader.has("servo")) read_servo(reader, joint, model);
   if (reader.has("limit")) read_limit(reader, joint);
   reader.reject_unknown_keys();

@@ -8,6 +8,7 @@
 
 #include "collision/shape_geometry.hpp"
 #include "core/errors.hpp"
+#include "core/friction_law.hpp"
 
 namespace hybridsim {
 MultibodySystem::MultibodySystem(const Model& model)
@@ -128,16 +129,21 @@ void MultibodySystem::apply_joint_efforts(double t) {
     const bool spring = joint.stiffness != 0.0 || joint.damping != 0.0;
     const bool servo = joint.servo.mode != JointServo::Mode::none && !joint.servo.ideal;
     const bool limited = joint_limited_[j] != 0;
-    if (joint.input < 0 && !spring && !servo && !limited) continue;
+    const bool friction = joint.friction > 0.0;
+    if (joint.input < 0 && !spring && !servo && !limited && !friction) continue;
     const BodyKinematics& P = kinematics_[joint.parent];
     const BodyKinematics& C = kinematics_[joint.child];
     double effort = joint.input >= 0 ? input_value(joint.input, t).x() : 0.0;
-    if (spring || servo || limited) {
+    if (spring || servo || limited || friction) {
       const JointCoordinate q = compute_joint_coordinate(joint, P, C);
       effort -=
           joint.stiffness * (q.position - joint.spring_reference) + joint.damping * q.velocity;
       if (servo) effort += compute_servo_effort(joint, joint_commands_[j], q);
       if (limited) effort += joint_limit_effort(static_cast<int>(j), q);
+      if (friction) {
+        effort -= joint.friction * q.velocity /
+                  regularize_speed(std::abs(q.velocity), joint.friction_speed);
+      }
     }
     const Vec3 axis_W = P.X_WB.rotation * joint.axis_P;
     if (joint.type == JointType::revolute) {

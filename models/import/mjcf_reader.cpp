@@ -337,14 +337,20 @@ class MjcfReader {
         node["spring_reference"] = number_node(value(joint, "springref", 0.0) * scale);
       }
     }
+    // frictionloss: MuJoCo's dry friction on the joint, as hybridsim's regularised joint friction.
+    if (value(joint, "frictionloss", 0.0) != 0.0) {
+      if (ball) warn(*element, "a ball joint's frictionloss is not modelled");
+      if (!ball) node["friction"] = number_node(value(joint, "frictionloss", 0.0));
+    }
     for (const auto& [key, text] : joint.attributes) {
       if (key == "range" || key == "limited") {
         warn(*element, "joint limits are not enforced: the joint moves past them");
-      } else if (key == "armature" || key == "frictionloss" || key == "ref" ||
-                 key == "solreflimit" || key == "solimplimit" || key == "margin") {
+      } else if (key == "armature" || key == "ref" || key == "solreflimit" ||
+                 key == "solimplimit" || key == "margin") {
         warn(*element, fmt::format("attribute '{}' is not modelled", key));
       } else if (key != "type" && key != "pos" && key != "axis" && key != "damping" &&
-                 key != "stiffness" && key != "springref" && !kVisualAttributes.count(key)) {
+                 key != "stiffness" && key != "springref" && key != "frictionloss" &&
+                 !kVisualAttributes.count(key)) {
         warn(*element, fmt::format("attribute '{}' ignored", key));
       }
     }

@@ -404,12 +404,7 @@ class SdfReader {
       node["stiffness"] = number_node(axis.SpringStiffness());
       node["spring_reference"] = number_node(axis.SpringReference());
     }
-    if (axis.Friction() != 0.0) {
-      context_.warn_once("sdf-joint-friction",
-                         where +
-                             ": joint friction is not modelled (hybridsim's joints are "
-                             "frictionless): ignored");
-    }
+    if (axis.Friction() != 0.0) node["friction"] = number_node(axis.Friction());
     // <limit>: its bounds with its own stiffness and dissipation (a continuous joint has none).
     if (limits) {
       YAML::Node limit = limit_node(axis.Lower(), axis.Upper(), axis.Stiffness(),

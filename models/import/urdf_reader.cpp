@@ -432,14 +432,12 @@ class UrdfReader {
       const Vec3 axis_J(joint.axis.x, joint.axis.y, joint.axis.z);
       node["axis"] = vec3_node(is_identity(child.X_WL.q) ? axis_J : Vec3(child.X_WL.q * axis_J));
     }
-    if (joint.dynamics && joint.dynamics->damping != 0.0) {
+    if (joint.dynamics && joint.dynamics->damping != 0.0 && joint.type != urdf::Joint::FIXED) {
       node["damping"] = number_node(joint.dynamics->damping);
     }
-    if (joint.dynamics && joint.dynamics->friction != 0.0) {
-      context_.warn_once("joint_friction",
-                         fmt::format("{}: joint friction is not modelled: the joint moves without "
-                                     "it",
-                                     document_.locate(element)));
+    // Dry friction, regularised below friction_speed (Gazebo's ODE holds it exactly).
+    if (joint.dynamics && joint.dynamics->friction != 0.0 && joint.type != urdf::Joint::FIXED) {
+      node["friction"] = number_node(joint.dynamics->friction);
     }
     if (joint.mimic) {
       context_.warn_once("mimic", fmt::format("{}: <mimic> is not modelled: the joint moves on its "

@@ -1,7 +1,8 @@
-// Joint limits of imported files (models/import/scene_tree.hpp: limit_node): URDF's <limit> with
-// SDFormat's default stiffness and dissipation, SDFormat's <limit> with its own, and the bounds the
-// joint model cannot enforce given as warnings. The limit's physics: tests/physics/
-// joint_limit_test.cpp.
+// Joint limits and friction of imported files. Limits (models/import/scene_tree.hpp: limit_node):
+// URDF's <limit> with SDFormat's default stiffness and dissipation, SDFormat's <limit> with its
+// own, and the bounds the joint model cannot enforce given as warnings. Friction: URDF's and
+// SDFormat's <dynamics friction>, MJCF's frictionloss. Their physics: tests/physics/
+// joint_limit_test.cpp and joint_friction_test.cpp.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -101,6 +102,24 @@ TEST_CASE("SDF limits: bounds, stiffness and dissipation as the file gives them"
   const ConvertedScene free = convert_scene_text(sdf_rotor(""), "w.sdf");
   CHECK(free.yaml.find("limit:") == std::string::npos);
   CHECK(joined(free.warnings).find("limit") == std::string::npos);
+}
+
+TEST_CASE("joint friction from URDF, SDFormat and MJCF: the file's value, no warning") {
+  const Model urdf = load_scene_text(
+      urdf_rotor("continuous", "<dynamics damping='0.1' friction='0.25'/>"), "r.urdf");
+  CHECK(urdf.joints[0].friction == 0.25);
+  CHECK(urdf.joints[0].damping == 0.1);
+  const ConvertedScene sdf =
+      convert_scene_text(sdf_rotor("<dynamics><friction>0.5</friction></dynamics>"), "w.sdf");
+  CHECK(sdf.yaml.find("    friction: 0.5\n") != std::string::npos);
+  CHECK(joined(sdf.warnings).find("friction") == std::string::npos);
+  const ConvertedScene mjcf = convert_scene_text(
+      "<mujoco><worldbody><body name='rotor'><inertial pos='0 0 0' mass='1' "
+      "diaginertia='0.1 0.1 0.2'/><joint name='hinge' type='hinge' axis='0 0 1' "
+      "frictionloss='0.3'/></body></worldbody></mujoco>",
+      "m.xml");
+  CHECK(mjcf.yaml.find("    friction: 0.3\n") != std::string::npos);
+  CHECK(joined(mjcf.warnings).find("frictionloss") == std::string::npos);
 }
 
 }  // namespace
