@@ -107,8 +107,17 @@ void read_limit(MapReader& reader, Joint& joint) {
     limit.fail("upper", fmt::format("must be above lower ({})", result.lower));
   }
   // A revolute coordinate lives in (-pi, pi]: a bound at or past pi would never be reached
-  // from inside, and the coordinate's wrap at pi would cross the other bound.
+  // from inside, and the coordinate's wrap at pi would cross the other bound. With one bound
+  // only, the joint could turn through the wrap and meet that bound from the wrong side, deep
+  // in: a revolute limit has both.
   if (joint.type == JointType::revolute) {
+    for (const char* key : {"lower", "upper"}) {
+      if (!limit.has(key)) {
+        limit.fail(key,
+                   "is required on a revolute joint: its angle wraps at +-pi, so a single "
+                   "bound would be met from the far side after a turn");
+      }
+    }
     for (const auto& [key, bound] :
          {std::pair{"lower", result.lower}, std::pair{"upper", result.upper}}) {
       if (std::isfinite(bound) && !(std::abs(bound) < std::numbers::pi)) {
@@ -195,6 +204,12 @@ Joint read_joint(MapReader& reader, Model& model) {
   joint.friction_speed = reader.positive("friction_speed", joint.friction_speed);
   if (reader.has("servo")) read_servo(reader, joint, model);
   if (reader.has("limit")) read_limit(reader, joint);
+  // An ideal servo is a constraint on the rate whatever the effort: the limit could not stop it.
+  if (joint.servo.ideal && joint.limit.enabled) {
+    reader.fail("limit",
+                "an ideal velocity servo holds the joint's rate against any effort, so "
+                "the limit could not stop it (give the servo a gain)");
+  }
   reader.reject_unknown_keys();
   return joint;
 }

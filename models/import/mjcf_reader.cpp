@@ -109,6 +109,7 @@ class MjcfReader {
       document_.fail(e, fmt::format("eulerseq '{}': three of x, y, z, X, Y, Z", angles_.eulerseq));
     }
     meshdir_ = attribute(e, "meshdir").value_or("");
+    autolimits_ = attribute(e, "autolimits").value_or("true") == "true";
     for (const std::string& name : attribute_names(e)) {
       if (name == "inertiafromgeom" && *attribute(e, "inertiafromgeom") == "true") {
         warn(e, "inertiafromgeom='true' is not honoured: an <inertial> gives the body's mass");
@@ -342,9 +343,10 @@ class MjcfReader {
       if (ball) warn(*element, "a ball joint's frictionloss is not modelled");
       if (!ball) node["friction"] = number_node(value(joint, "frictionloss", 0.0));
     }
+    read_limit(joint, *element, type, node);
     for (const auto& [key, text] : joint.attributes) {
       if (key == "range" || key == "limited") {
-        warn(*element, "joint limits are not enforced: the joint moves past them");
+        continue;  // read_limit
       } else if (key == "armature" || key == "ref" || key == "solreflimit" ||
                  key == "solimplimit" || key == "margin") {
         warn(*element, fmt::format("attribute '{}' is not modelled", key));
@@ -355,6 +357,44 @@ class MjcfReader {
       }
     }
     return node;
+  }
+
+  // `range` and `limited` of a hinge or slide as the joint's limit. MuJoCo's `limited` is
+  // "auto" by default: limited where a range is given, under the compiler's autolimits (true
+  // by default since MuJoCo 2.3.3). A hinge's range is in the compiler's angle unit.
+  void read_limit(const MjcfElement& joint, const XmlElement& element, const std::string& type,
+                  YAML::Node& node) {
+    const std::string limited = joint.text("limited", "auto");
+    if (limited != "auto" && limited != "true" && limited != "false") {
+      document_.fail(element, fmt::format("limited '{}': true, false or auto", limited));
+    }
+    const bool has_range = joint.has("range");
+    if (limited == "auto" && has_range && !autolimits_) {
+      warn(element,
+           "a range without limited='true' under autolimits='false' is not enforced "
+           "(MuJoCo refuses such a model)");
+    }
+    const bool enforced = limited == "true" || (limited == "auto" && has_range && autolimits_);
+    if (!enforced) return;
+    if (type == "ball") {
+      warn(element, "a ball joint's range (a cone about its reference) is not enforced");
+      return;
+    }
+    // MuJoCo's default range is 0 0: lower = upper, which limit_node reports as not enforced.
+    const std::vector<double> range =
+        has_range ? values(joint, "range", 2) : std::vector<double>{0.0, 0.0};
+    const double scale = type == "hinge" ? angles_.scale : 1.0;
+    const std::string where = document_.locate(element);
+    YAML::Node limit = limit_node(range[0] * scale, range[1] * scale, kSdfLimitStiffness,
+                                  kSdfLimitDissipation, type == "hinge", where, context_);
+    if (!limit.IsMap()) return;
+    node["limit"] = limit;
+    context_.warn_once(
+        "joint_limit_stiffness",
+        fmt::format("{}: the limit is a spring-damper of stiffness {:g} and damping {:g} "
+                    "(SDFormat's defaults; MuJoCo's soft constraint of solreflimit and "
+                    "solimplimit is not modelled); set joints.NAME.limit.stiffness to change it",
+                    where, kSdfLimitStiffness, kSdfLimitDissipation));
   }
 
   // A geom as a shape of its body, with its generated material.
@@ -590,6 +630,7 @@ class MjcfReader {
   const XmlElement* filter_line_ = nullptr;
   std::set<std::string> body_names_;
   MjcfAngles angles_;
+  bool autolimits_ = true;  // <compiler autolimits>: `limited` follows `range`
   std::string meshdir_;
   double youngs_modulus_ = 0.0, poisson_ratio_ = 0.0;
   bool elliptic_cone_ = false;

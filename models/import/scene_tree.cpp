@@ -98,12 +98,21 @@ YAML::Node limit_node(double lower, double upper, double stiffness, double dampi
       ((has_lower && lower <= -std::numbers::pi) || (has_upper && upper >= std::numbers::pi))) {
     context.warn_once("limit-wrap",
                       fmt::format("{}: a revolute limit at or past +-pi is not enforced (the joint "
-                                  "angle wraps there); the other bound is",
+                                  "angle wraps there)",
                                   where));
     has_lower = has_lower && lower > -std::numbers::pi;
     has_upper = has_upper && upper < std::numbers::pi;
   }
   if (!has_lower && !has_upper) return {};
+  // The wrapped angle would meet a single bound from the far side after a turn (joint_reader).
+  if (revolute && !(has_lower && has_upper)) {
+    context.warn_once("limit-one-sided",
+                      fmt::format("{}: a revolute limit with one bound is not enforced (the joint "
+                                  "angle wraps at +-pi, so it would be met from the far side); "
+                                  "the joint turns freely",
+                                  where));
+    return {};
+  }
   if (has_lower && has_upper && !(lower < upper)) {
     context.warn_once("limit-empty",
                       fmt::format("{}: a limit with lower >= upper ({} >= {}) is not enforced: the "

@@ -233,7 +233,17 @@ void read_joint_controller(const sdf::ElementPtr& plugin, PluginKind kind,
     if (index < 0) {
       throw InputError(fmt::format("{}: the model has no joint '{}'", reader.where(), joint));
     }
-    tree["joints"][index]["servo"] = YAML::Clone(servo);
+    YAML::Node joint_node = tree["joints"][index];
+    joint_node["servo"] = YAML::Clone(servo);
+    // An ideal servo sets the joint's rate whatever the effort: a limit's spring could not stop
+    // it, and the loader refuses the pair.
+    if (servo["ideal"] && joint_node["limit"]) {
+      joint_node.remove("limit");
+      context.warn_once("sdf-plugin-limit",
+                        fmt::format("{}: joint '{}' keeps its velocity command exactly, so its "
+                                    "<limit> is not enforced",
+                                    reader.where(), joint));
+    }
   }
   if (!named) throw InputError(fmt::format("{}: <joint_name> is required", reader.where()));
 }

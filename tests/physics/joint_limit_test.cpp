@@ -153,11 +153,57 @@ TEST_CASE("joint limit: bad limits are load errors naming the key") {
   fails("{stiffness: 1}", "key 'joints[0].limit.upper' (not given): give lower, upper or both");
   fails("{lower: 0.5, upper: 0.5, stiffness: 1}",
         "key 'joints[0].limit.upper' = 0.5: must be above lower (0.5)");
-  fails("{upper: 3.2, stiffness: 1}", "key 'joints[0].limit.upper' = 3.2: 3.2 rad: a revolute");
-  fails("{upper: 0.5}", "joints[0].limit.stiffness");
-  fails("{upper: 0.5, stiffness: 1, damping: -1}",
+  fails("{lower: -1, upper: 3.2, stiffness: 1}",
+        "key 'joints[0].limit.upper' = 3.2: 3.2 rad: a revolute");
+  // One bound on a revolute joint: its angle wraps at +-pi, so the bound would be met from the
+  // far side after a turn, deep in.
+  fails("{upper: 0.5, stiffness: 1}",
+        "key 'joints[0].limit.lower' (not given): is required on a revolute joint");
+  fails("{lower: -1, upper: 0.5}", "joints[0].limit.stiffness");
+  fails("{lower: -1, upper: 0.5, stiffness: 1, damping: -1}",
         "key 'joints[0].limit.damping' = -1: must not be negative");
-  fails("{upper: 0.5, stiffness: 1, friction: 2}", "friction");
+  fails("{lower: -1, upper: 0.5, stiffness: 1, friction: 2}", "friction");
+  // An ideal velocity servo holds the rate against any effort: the limit could not stop it.
+  std::string servo = rotor_scene(200.0, 2.0);
+  servo.replace(servo.find("    limit:"), 0, "    servo: {velocity: 1.0, ideal: true}\n");
+  CHECK_THROWS_WITH_AS(load_scene_text(servo, "rotor.yaml"),
+                       doctest::Contains("key 'joints[0].limit'"), InputError);
+}
+
+TEST_CASE("joint limit: a slider starting on its bound under gravity settles at m g / k") {
+  // A 1 kg slider on a vertical prismatic joint starts at rest exactly on its lower bound (q = 0),
+  // gravity pressing it in. Its crossing function is 0 at the start, which the root finder never
+  // reports, so the side must push from the start. Inside, p = -q obeys m p'' = m g - k p - c p'
+  // from rest: p = (m g / k) (1 - exp(-a t) (cos(wd t) + (a / wd) sin(wd t))), a = c / (2 m),
+  // wd = sqrt(k / m - a^2); it never comes back to the bound (damping ratio 0.5: the overshoot is
+  // exp(-pi a / wd) = 16% of m g / k, so p stays positive and the side never lets go).
+  const double mass = 1.0, g = 9.81, k = 1000.0, c = std::sqrt(k * mass);
+  const std::string scene = fmt::format(R"(
+gravity: [0, 0, -{}]
+simulation: {{stop_time: 0.4, integrator: cvode-bdf, rtol: 1.0e-11, atol: 1.0e-13,
+              output_interval: 0.01}}
+bodies:
+  - {{name: ground, fixed: true}}
+  - {{name: slider, mass: {}, inertia: [0.1, 0.1, 0.1, 0, 0, 0]}}
+joints:
+  - {{name: rail, type: prismatic, parent: ground, child: slider, anchor: [0, 0, 0],
+     axis: [0, 0, 1], limit: {{lower: 0.0, upper: 1.0, stiffness: {}, damping: {}}}}}
+)",
+                                        g, mass, k, c);
+  auto run = testing::run_scene(load_scene_text(scene, "slider.yaml"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(limit_records(*run).empty() == false);
+  const double a = c / (2.0 * mass), wd = std::sqrt(k / mass - a * a), t = 0.4;
+  const double p_reference =
+      mass * g / k * (1.0 - std::exp(-a * t) * (std::cos(wd * t) + a / wd * std::sin(wd * t)));
+  const JointCoordinate q = run->system->compute_joint_coordinates(run->final_state)[0];
+  // rtol 1e-11 over a few hundred steps of a smooth linear oscillator: 1e-7 relative. Without the
+  // limit pushing from the start the slider would have fallen g t^2 / 2 = 0.78 m.
+  CHECK(-q.position == relative(p_reference, 1e-7));
+  // No switch off: the damped oscillation stays inside the limit.
+  for (const EventRecord& record : limit_records(*run)) {
+    CHECK(record.kind == EventRecord::Kind::limit_on);
+  }
 }
 
 }  // namespace

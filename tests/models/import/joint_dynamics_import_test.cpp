@@ -5,8 +5,10 @@
 // joint_limit_test.cpp and joint_friction_test.cpp.
 #include <doctest/doctest.h>
 
+#include <numbers>
 #include <string>
 
+#include "core/errors.hpp"
 #include "import_test_support.hpp"
 #include "models/import/scene_tree.hpp"
 #include "models/scene_import.hpp"
@@ -61,12 +63,18 @@ TEST_CASE(
   CHECK(joined(empty.warnings)
             .find("r.urdf:4: <joint name='hinge'>: a limit with lower >= upper (0 >= 0) is not "
                   "enforced") != std::string::npos);
-  // Revolute bounds at or past pi: the angle wraps there; the bound inside is kept.
+  // A revolute bound at or past pi: the angle wraps there. The bound left inside would be met
+  // from the far side after a turn (the angle jumps from -pi to pi), so the joint turns freely.
   const ConvertedScene wrap = convert_scene_text(
       urdf_rotor("revolute", "<limit lower='-3.2' upper='1' effort='1' velocity='1'/>"), "r.urdf");
-  CHECK(wrap.yaml.find("    limit:\n      upper: 1\n      stiffness: 1e+08\n") !=
-        std::string::npos);
+  CHECK(wrap.yaml.find("limit:") == std::string::npos);
   CHECK(joined(wrap.warnings).find("at or past +-pi is not enforced") != std::string::npos);
+  CHECK(joined(wrap.warnings).find("a revolute limit with one bound is not enforced") !=
+        std::string::npos);
+  // Both bounds inside: kept as they are.
+  const ConvertedScene inside = convert_scene_text(
+      urdf_rotor("revolute", "<limit lower='-3.1' upper='1' effort='1' velocity='1'/>"), "r.urdf");
+  CHECK(inside.yaml.find("    limit:\n      lower: -3.1\n      upper: 1\n") != std::string::npos);
   // A continuous joint has no limit.
   const ConvertedScene continuous = convert_scene_text(urdf_rotor("continuous", ""), "r.urdf");
   CHECK(continuous.yaml.find("limit:") == std::string::npos);
@@ -120,6 +128,56 @@ TEST_CASE("joint friction from URDF, SDFormat and MJCF: the file's value, no war
       "m.xml");
   CHECK(mjcf.yaml.find("    friction: 0.3\n") != std::string::npos);
   CHECK(joined(mjcf.warnings).find("frictionloss") == std::string::npos);
+}
+
+// An MJCF rotor on a joint of the given type and attributes, under the given <compiler>.
+std::string mjcf_rotor(const std::string& compiler, const std::string& joint) {
+  return "<mujoco>" + compiler +
+         "<worldbody><body name='rotor'><inertial pos='0 0 0' mass='1' "
+         "diaginertia='0.1 0.1 0.2'/><joint name='hinge' axis='0 0 1' " +
+         joint + "/></body></worldbody></mujoco>";
+}
+
+TEST_CASE("MJCF range and limited: the joint's limit in the compiler's unit, MuJoCo's rules") {
+  // A hinge's range in degrees (the compiler's default unit): -90 .. 45 degrees in radians.
+  const Model degrees = load_scene_text(mjcf_rotor("", "type='hinge' range='-90 45'"), "m.xml");
+  REQUIRE(degrees.joints.size() == 1);
+  CHECK(degrees.joints[0].limit.enabled);
+  CHECK(degrees.joints[0].limit.lower == doctest::Approx(-std::numbers::pi / 2).epsilon(1e-15));
+  CHECK(degrees.joints[0].limit.upper == doctest::Approx(std::numbers::pi / 4).epsilon(1e-15));
+  CHECK(degrees.joints[0].limit.stiffness == kSdfLimitStiffness);
+  CHECK(degrees.joints[0].limit.damping == kSdfLimitDissipation);
+  // In radians, and a slide's range in metres whatever the unit.
+  const Model radians = load_scene_text(
+      mjcf_rotor("<compiler angle='radian'/>", "type='hinge' range='-1 0.5'"), "m.xml");
+  CHECK(radians.joints[0].limit.lower == -1.0);
+  CHECK(radians.joints[0].limit.upper == 0.5);
+  const Model slide = load_scene_text(mjcf_rotor("", "type='slide' range='-0.2 0.3'"), "m.xml");
+  CHECK(slide.joints[0].limit.lower == -0.2);
+  CHECK(slide.joints[0].limit.upper == 0.3);
+  const ConvertedScene converted = convert_scene_text(mjcf_rotor("", "range='-90 45'"), "m.xml");
+  CHECK(joined(converted.warnings).find("solreflimit and solimplimit is not modelled") !=
+        std::string::npos);
+  // limited='false' turns the range off; under autolimits='false' a range alone is not a limit.
+  const Model off =
+      load_scene_text(mjcf_rotor("", "type='hinge' range='-90 45' limited='false'"), "m.xml");
+  CHECK_FALSE(off.joints[0].limit.enabled);
+  const ConvertedScene no_auto =
+      convert_scene_text(mjcf_rotor("<compiler autolimits='false'/>", "range='-90 45'"), "m.xml");
+  CHECK(no_auto.yaml.find("limit:") == std::string::npos);
+  CHECK(joined(no_auto.warnings).find("under autolimits='false' is not enforced") !=
+        std::string::npos);
+  // limited='true' without a range: MuJoCo's default range 0 0, lower = upper, not enforced.
+  const ConvertedScene empty = convert_scene_text(mjcf_rotor("", "limited='true'"), "m.xml");
+  CHECK(empty.yaml.find("limit:") == std::string::npos);
+  CHECK(joined(empty.warnings).find("lower >= upper (0 >= 0) is not enforced") !=
+        std::string::npos);
+  // A hinge range reaching past pi: the angle wraps, the limit is dropped with a warning.
+  const ConvertedScene wrap = convert_scene_text(mjcf_rotor("", "range='-200 10'"), "m.xml");
+  CHECK(wrap.yaml.find("limit:") == std::string::npos);
+  CHECK(joined(wrap.warnings).find("at or past +-pi is not enforced") != std::string::npos);
+  CHECK_THROWS_WITH_AS(load_scene_text(mjcf_rotor("", "limited='maybe'"), "m.xml"),
+                       doctest::Contains("limited 'maybe': true, false or auto"), InputError);
 }
 
 }  // namespace

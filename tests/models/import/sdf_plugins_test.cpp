@@ -112,6 +112,21 @@ TEST_CASE("SDF plugins: wheels, servos, PID gains and unknown plugins, bad input
   CHECK_FALSE(servo["ideal"]);
   const std::string warnings = fmt::format("{}", fmt::join(converted.warnings, "\n"));
   CHECK(warnings.find("i_gain and d_gain are not modelled") != std::string::npos);
+  // An ideal velocity controller (Gazebo sets the joint's velocity) on a joint with a <limit>:
+  // the rate is held against any effort, so the limit is dropped with a warning (the loader
+  // refuses the pair).
+  std::string limited = plugin_world(
+      "<plugin filename='gz-sim-joint-controller-system' name='c'>"
+      "<joint_name>axle</joint_name><initial_velocity>1</initial_velocity></plugin>");
+  limited.replace(limited.find("</axis>"), 0, "<limit><lower>-1</lower><upper>1</upper></limit>");
+  const ConvertedScene ideal = convert_scene_text(limited, "w.sdf");
+  const YAML::Node ideal_joint = YAML::Load(ideal.yaml)["joints"][0];
+  CHECK(ideal_joint["servo"]["ideal"].as<bool>());
+  CHECK_FALSE(ideal_joint["limit"]);
+  CHECK(fmt::format("{}", fmt::join(ideal.warnings, "\n"))
+            .find("joint 'axle' keeps its velocity command exactly, so its <limit> is not "
+                  "enforced") != std::string::npos);
+  CHECK(load_scene_text(limited, "w.sdf").joints[0].servo.ideal);
   // A setting hybridsim does not model is named; so is an unknown setting of a wheel.
   converted =
       convert_scene_text(plugin_world("<plugin filename='gz-sim-joint-controller-system' name='c'>"

@@ -124,14 +124,18 @@ typedef struct hybridsim_event {
   size_t size; /* sizeof the struct, set by the caller (see Versioned structs) */
   double t;                   /* s */
   hybridsim_event_kind kind;  /* what happened */
-  const char* crossing;       /* "z1", "z2", or "" (initialisation, time events) */
+  const char* crossing;       /* "z1" or "z2" for a contact start or end found by a root;
+                                 "" otherwise (initialisation, time events, patch, limit and
+                                 bilateral switches: docs/physics.md names their functions) */
   const char* shape_a;        /* "body/shape" of A (A < B); "" for time events */
   const char* shape_b;        /* "body/shape" of B */
-  double distance;            /* signed distance at the event, m */
+  double distance;            /* signed distance at the event, m; a limit's bound, rad or m */
   double normal[3];           /* unit normal from A to B in W */
   double point[3];            /* contact point in W, m */
-  double pre_impact_velocity; /* stored normal approach speed at contact start, m/s */
-  const char* description;    /* time events and guard stops; "" otherwise */
+  double pre_impact_velocity; /* stored normal approach speed at contact start, m/s; for a
+                                 limit event the joint rate at the switch, rad/s or m/s */
+  const char* description;    /* time events, guard stops, patch, limit and bilateral switches
+                                 (naming the joint and side of a limit); "" otherwise */
 } hybridsim_event;
 
 /* Contact-law results of one pair in contact, world frame W. The contacts are a snapshot taken
