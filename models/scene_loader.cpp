@@ -684,14 +684,10 @@ void read_palette(Model& model) {
   reader.reject_unknown_keys();
 }
 
-// The general convex path's accuracy and the default contact_eps that follows from it (see
-// ContactSettings::mpr_tolerance), and MPR's tolerance on every shape when the scene gives one.
-void set_distance_tolerances(Model& model) {
+// The general convex path's tested accuracy as mpr_tolerance (see
+// ContactSettings::mpr_tolerance), and the default contact_eps that follows from it.
+void set_general_path_tolerance(Model& model) {
   ContactSettings& c = model.contact;
-  if (c.mpr_tolerance_given) {
-    for (Shape& shape : model.shapes) shape.mpr_tolerance = c.mpr_tolerance;
-    return;
-  }
   double smallest = kInfinity;  // m, bounding radius of the smallest general-path shape
   for (const Shape& shape : model.shapes) {
     const bool general = shape.type == ShapeType::cylinder || shape.type == ShapeType::cone ||
@@ -701,6 +697,31 @@ void set_distance_tolerances(Model& model) {
   if (!std::isfinite(smallest)) return;
   c.mpr_tolerance = kGeneralPathAccuracy * smallest;
   if (!c.contact_eps_given) c.contact_eps = std::max(1e-13, 10.0 * c.mpr_tolerance);
+}
+
+// MPR's tolerance on every shape when the scene gives one, else the general path's; with terrain
+// a default contact_eps above the vibration of a graze along a valley (kTerrainGrazeHysteresis).
+void set_distance_tolerances(Model& model) {
+  ContactSettings& c = model.contact;
+  if (c.mpr_tolerance_given) {
+    for (Shape& shape : model.shapes) shape.mpr_tolerance = c.mpr_tolerance;
+  } else {
+    set_general_path_tolerance(model);
+  }
+  const auto terrain = [](const Shape& s) {
+    return s.collision && (s.type == ShapeType::mesh || s.type == ShapeType::heightmap);
+  };
+  if (c.contact_eps_given || std::none_of(model.shapes.begin(), model.shapes.end(), terrain)) {
+    return;
+  }
+  double smallest = kInfinity;  // m, bounding radius of the smallest shape on a moving body
+  for (const Shape& shape : model.shapes) {
+    if (!shape.collision || model.bodies[static_cast<std::size_t>(shape.body)].fixed) continue;
+    smallest = std::min(smallest, compute_bounding_radius(shape));
+  }
+  if (std::isfinite(smallest)) {
+    c.contact_eps = std::max(c.contact_eps, kTerrainGrazeHysteresis * smallest);
+  }
 }
 
 Model build_model(const YAML::Node& root_node, YamlSource& source) {
