@@ -59,12 +59,10 @@ struct PlacedPolytope {
   }
 };
 
-// The point of vertex `vertex` of polytope P on the half-space {x : n_W . x <= level}, half-space
-// to polytope (the half-space is A).
-ManifoldPoint halfspace_vertex_point(const Vec3& n_W, double level, const PlacedPolytope& P,
-                                     int vertex) {
+// The point of the shape's point x_W (feature vertex `vertex`) on the half-space
+// {x : n_W . x <= level}, half-space to shape (the half-space is A).
+ManifoldPoint halfspace_point(const Vec3& n_W, double level, const Vec3& x_W, int vertex) {
   ManifoldPoint point;
-  const Vec3 x_W = P.vertex_W(vertex);
   const double height = n_W.dot(x_W) - level;
   point.geometry.distance = height;
   point.geometry.n_AB_W = n_W;
@@ -73,6 +71,37 @@ ManifoldPoint halfspace_vertex_point(const Vec3& n_W, double level, const Placed
   point.feature_a = {FeatureKind::face, 0, 0};
   point.feature_b = {FeatureKind::vertex, vertex, 0};
   return point;
+}
+
+// The point of vertex `vertex` of polytope P on the half-space.
+ManifoldPoint halfspace_vertex_point(const Vec3& n_W, double level, const PlacedPolytope& P,
+                                     int vertex) {
+  return halfspace_point(n_W, level, P.vertex_W(vertex), vertex);
+}
+
+// A cylinder's or cone's points on a half-space: four on each rim a quarter turn apart, the
+// first at the rim's lowest point (its support towards the half-space), so that a body standing
+// on its flat rests on a square of its rim whichever way it tilts, tips about its true lowest rim
+// point, and rolls on its rim or lies on its side on the rims' exact lowest points; a cone's apex
+// is one more. Points 0-3 are on the rim at z = -length/2, 4-7 on the rim at +length/2 (a cone's
+// apex: 4). The set turns with the tilt's direction; upright (no tilt) it starts on S's x axis.
+// Where the tilt passes through zero its points swap places within the set (0 with 2, 1 with 3),
+// which moves no point of the set.
+ManifoldPoint halfspace_round_point(const Vec3& n_W, double level, const Shape& round,
+                                    const Pose& X_WS, int k) {
+  const Vec3 down_S = X_WS.rotation.transpose() * -n_W;
+  const double tilt = std::hypot(down_S.x(), down_S.y());
+  const Vec3 u_S = tilt > 0.0 ? Vec3(down_S.x() / tilt, down_S.y() / tilt, 0.0) : Vec3::UnitX();
+  const Vec3 w_S = Vec3::UnitZ().cross(u_S);  // a quarter turn on
+  const bool top = k >= 4;
+  const double radius =
+      top ? (round.type == ShapeType::cone ? round.top_radius : round.radius) : round.radius;
+  constexpr std::array<double, 4> kCos = {1.0, 0.0, -1.0, 0.0}, kSin = {0.0, 1.0, 0.0, -1.0};
+  const int quarter = k % 4;
+  const Vec3 x_S = Vec3(0.0, 0.0, (top ? 0.5 : -0.5) * round.length) +
+                   radius * (kCos[static_cast<std::size_t>(quarter)] * u_S +
+                             kSin[static_cast<std::size_t>(quarter)] * w_S);
+  return halfspace_point(n_W, level, X_WS.transform_point(x_S), k);
 }
 
 // The unit outward normal of side s of face `face` of R (the plane through the edge
@@ -421,6 +450,12 @@ std::string format_feature(const Feature& feature) {
   return "shape";
 }
 
+int round_point_count(const Shape& round) {
+  // A rounded shape's points are its core's rims grown; a frustum's core may end in an apex.
+  const Shape& core = round.smoothing_radius > 0.0 ? compute_smoothing_core(round).shape : round;
+  return core.type == ShapeType::cone && !(core.top_radius > 0.0) ? 5 : 8;
+}
+
 bool has_manifold_geometry(const Shape& shape) {
   if (shape.type == ShapeType::halfspace || shape.type == ShapeType::box) return true;
   if (shape.smoothing_radius > 0.0) return false;
@@ -455,11 +490,19 @@ void compute_contact_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
   // A polytope on a half-space: every vertex.
   if (a.type == ShapeType::halfspace || b.type == ShapeType::halfspace) {
     const HalfspacePair pair = order_halfspace_pair(a, X_WA, b, X_WB);
-    const Polytope polytope(pair.poly);
-    const PlacedPolytope P{polytope, pair.X_WP};
     const Vec3 n_W = pair.X_WH.rotation * pair.half.normal_S;
     const double level = n_W.dot(pair.X_WH.translation) + pair.half.offset;
     manifold.reference = {ManifoldKind::halfspace, 0};
+    if (has_round_flats(pair.poly)) {
+      for (int k = 0; k < round_point_count(pair.poly); ++k) {
+        ManifoldPoint point = halfspace_round_point(n_W, level, pair.poly, pair.X_WP, k);
+        if (!pair.half_is_a) point = swapped_point(point);
+        add_point(manifold, point);
+      }
+      return;
+    }
+    const Polytope polytope(pair.poly);
+    const PlacedPolytope P{polytope, pair.X_WP};
     // Beyond the capacity the deepest vertices stay (a hull of many corners).
     for (int v = 0; v < P.polytope.vertex_count(); ++v) {
       ManifoldPoint point = halfspace_vertex_point(n_W, level, P, v);
@@ -511,10 +554,14 @@ ManifoldPoint evaluate_manifold_point(const Shape& a, const Pose& X_WA, const Sh
   switch (reference.kind) {
     case ManifoldKind::halfspace: {
       const HalfspacePair pair = order_halfspace_pair(a, X_WA, b, X_WB);
-      const Polytope polytope(pair.poly);
       const Vec3 n_W = pair.X_WH.rotation * pair.half.normal_S;
       const double level = n_W.dot(pair.X_WH.translation) + pair.half.offset;
       const int vertex = pair.half_is_a ? feature_b.index : feature_a.index;
+      if (has_round_flats(pair.poly)) {
+        const ManifoldPoint point = halfspace_round_point(n_W, level, pair.poly, pair.X_WP, vertex);
+        return pair.half_is_a ? point : swapped_point(point);
+      }
+      const Polytope polytope(pair.poly);
       const ManifoldPoint point =
           halfspace_vertex_point(n_W, level, PlacedPolytope{polytope, pair.X_WP}, vertex);
       return pair.half_is_a ? point : swapped_point(point);

@@ -58,7 +58,7 @@ inline Feature feature_from_numbers(const std::array<int, 3>& numbers) {
 enum class ManifoldKind : std::uint8_t {
   single,     // one point, compute_signed_distance (seed 002's rule, and every non-polytope pair)
   closest,    // two polytopes edge on edge: one point, their closest points
-  halfspace,  // a polytope on a half-space: its vertices
+  halfspace,  // a polytope on a half-space: its vertices; a cylinder or cone: its rims' points
   face_of_a,  // a face of A is the reference face, B's incident face is clipped to it
   face_of_b,  // a face of B is the reference face, A's incident face is clipped to it
   terrain,    // a ball on a triangle surface: a point per local minimum of its distance
@@ -97,13 +97,26 @@ struct ContactManifold {
 // radius: its core's corners, grown) or a convex hull with no face above kMaxClippedFaceCorners.
 bool has_manifold_geometry(const Shape& shape);
 
-// Whether the pair has manifolds: one is a terrain shape (mesh, heightmap), or both have manifold
-// geometry and they are not two half-spaces.
+// Whether the shape stands on a half-space on several points of its rims: a cylinder or a cone
+// (or frustum), sharp or rounded (its core's rims, grown). Against other shapes it has one point.
+inline bool has_round_flats(const Shape& shape) {
+  return shape.type == ShapeType::cylinder || shape.type == ShapeType::cone;
+}
+
+// How many points a cylinder or cone has on a half-space: four per rim, a cone's apex one.
+int round_point_count(const Shape& round);
+
+// Whether the pair has manifolds: one is a terrain shape (mesh, heightmap), a cylinder or cone is
+// on a half-space, or both have manifold geometry and they are not two half-spaces.
 inline bool has_contact_manifold(const Shape& a, const Shape& b) {
   const auto terrain = [](const Shape& s) {
     return s.type == ShapeType::mesh || s.type == ShapeType::heightmap;
   };
   if (terrain(a) || terrain(b)) return true;
+  if ((a.type == ShapeType::halfspace && has_round_flats(b)) ||
+      (b.type == ShapeType::halfspace && has_round_flats(a))) {
+    return true;
+  }
   return has_manifold_geometry(a) && has_manifold_geometry(b) &&
          !(a.type == ShapeType::halfspace && b.type == ShapeType::halfspace);
 }

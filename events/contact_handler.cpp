@@ -154,7 +154,9 @@ ContactHandler::ContactHandler(const Model& model)
     if (is_terrain(model.shapes[i])) {
       manifold_geometry_[i] = kTerrain;
     } else if (model.contact.points == ContactPoints::manifold) {
-      manifold_geometry_[i] = has_manifold_geometry(model.shapes[i]) ? 1 : 0;
+      manifold_geometry_[i] = has_manifold_geometry(model.shapes[i]) ? 1
+                              : has_round_flats(model.shapes[i])     ? kRoundFlats
+                                                                     : 0;
     }
   }
 }
@@ -572,9 +574,11 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
       if (halfspace_a == halfspace_b) return false;
       const Feature& plane = halfspace_a ? fa : fb;
       const Feature& corner = halfspace_a ? fb : fa;
-      const Polytope polytope(halfspace_a ? b : a);
+      const Shape& partner = halfspace_a ? b : a;
+      const int count =
+          has_round_flats(partner) ? round_point_count(partner) : Polytope(partner).vertex_count();
       return plane == Feature{FeatureKind::face, 0, 0} && corner.kind == FeatureKind::vertex &&
-             corner.index >= 0 && corner.index < polytope.vertex_count();
+             corner.index >= 0 && corner.index < count;
     }
     case ManifoldKind::face_of_a:
     case ManifoldKind::face_of_b: {

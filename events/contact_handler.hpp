@@ -85,6 +85,11 @@ class ContactHandler {
   // contact.points and their geometry.
   bool is_manifold_pair(int a, int b) const {
     if (manifold_geometry_[a] == kTerrain || manifold_geometry_[b] == kTerrain) return true;
+    const bool half_a = model_.shapes[a].type == ShapeType::halfspace;
+    const bool half_b = model_.shapes[b].type == ShapeType::halfspace;
+    if (manifold_geometry_[a] == kRoundFlats || manifold_geometry_[b] == kRoundFlats) {
+      return half_a || half_b;  // a cylinder or cone has its rims' points on a half-space only
+    }
     return manifold_geometry_[a] != 0 && manifold_geometry_[b] != 0 &&
            !(model_.shapes[a].type == ShapeType::halfspace &&
              model_.shapes[b].type == ShapeType::halfspace);
@@ -110,7 +115,9 @@ class ContactHandler {
   ContactDict contact_dict_;
   ContactDict last_contact_dict_;
   static constexpr char kTerrain = 2;
-  // per shape: takes part in manifolds (1), is a terrain shape (kTerrain), or neither (0)
+  static constexpr char kRoundFlats = 3;
+  // per shape: takes part in manifolds (1), is a terrain shape (kTerrain), a cylinder or cone
+  // (kRoundFlats: manifolds on a half-space only), or neither (0)
   std::vector<char> manifold_geometry_;
   // contactDict's points as a list (z1) and its shape pairs as a hash set (z2 skips the pairs of
   // single points): constant-time lookups and contiguous reads where the tree would cost log N

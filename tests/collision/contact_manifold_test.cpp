@@ -403,7 +403,9 @@ TEST_CASE("manifold: single points and the shapes that have manifolds") {
   CHECK(has_contact_manifold(make_box_hull(Vec3(0.1, 0.1, 0.1)), box));
   CHECK_FALSE(has_contact_manifold(ground, ground));
   CHECK_FALSE(has_contact_manifold(testing::make_sphere(0.1), ground));
-  CHECK_FALSE(has_contact_manifold(testing::make_cylinder(0.1, 0.2), ground));
+  CHECK(has_contact_manifold(testing::make_cylinder(0.1, 0.2), ground));
+  CHECK(has_contact_manifold(ground, testing::make_cone(0.1, 0.0, 0.2)));
+  CHECK_FALSE(has_contact_manifold(testing::make_cylinder(0.1, 0.2), box));
   // A rounded box: its core's corners, grown by the radius.
   const Pose X_WB = pose_at(Vec3(0, 0, 0.1 - 1e-6));
   const auto points = touching(candidates(ground, Pose{}, rounded, X_WB));
@@ -418,6 +420,109 @@ TEST_CASE("manifold: single points and the shapes that have manifolds") {
   CHECK(format_feature({FeatureKind::edge, 3, 5}) == "e3-5");
   CHECK(format_feature({FeatureKind::face, 2, 0}) == "f2");
   CHECK(format_feature({FeatureKind::face_edge, 2, 1}) == "f2e1");
+}
+
+}  // namespace
+}  // namespace hybridsim
+
+namespace hybridsim {
+namespace {
+
+// The lowest point of a cylinder or cone over the plane z = 0, independently of the manifold:
+// the closed-form signed distance of the single-point rule (collision/signed_distance.cpp).
+double lowest_height(const Shape& round, const Pose& X_WS) {
+  return compute_signed_distance(make_halfspace(), Pose{}, round, X_WS).distance;
+}
+
+TEST_CASE("manifold: a cylinder or cone on a half-space stands on four points of each rim") {
+  const Shape ground = make_halfspace();
+  const Shape cylinder = testing::make_cylinder(0.1, 0.3);
+  // Upright, 1e-6 m deep: four bottom-rim points touch, a quarter turn apart on the rim; the top
+  // rim's four are the height above.
+  const Pose upright = pose_at(Vec3(0.2, -0.1, 0.15 - 1e-6));
+  const auto all = candidates(ground, Pose{}, cylinder, upright);
+  REQUIRE(all.size() == 8);
+  const auto down = touching(all);
+  REQUIRE(down.size() == 4);
+  for (const ManifoldPoint& p : down) {
+    CHECK(p.geometry.distance == doctest::Approx(-1e-6).epsilon(1e-9));
+    CHECK(p.feature_b.kind == FeatureKind::vertex);
+    CHECK(p.feature_b.index < 4);
+    const Vec3 radial = p.geometry.p_B_W - upright.translation;
+    CHECK(std::hypot(radial.x(), radial.y()) == doctest::Approx(0.1).epsilon(1e-14));
+  }
+  CHECK((down[0].geometry.p_B_W - down[1].geometry.p_B_W).norm() ==
+        doctest::Approx(0.1 * std::sqrt(2.0)).epsilon(1e-12));
+  check_features_reproduce(ground, Pose{}, cylinder, upright);
+
+  // Tilted by 0.2 rad about a slanted axis: the deepest point is the rim's lowest point, as the
+  // single-point closed form gives it; its neighbours a quarter turn on are r sin(tilt) higher
+  // and the opposite one 2 r sin(tilt).
+  const double tilt = 0.2;
+  const Quat turn(Eigen::AngleAxisd(tilt, Vec3(1, 2, 0).normalized()));
+  const Pose tilted = pose_at(Vec3(0, 0, 0.16), turn);
+  const auto sorted = touching(candidates(ground, Pose{}, cylinder, tilted), kInfinity);
+  REQUIRE(sorted.size() == 8);
+  const double lowest = lowest_height(cylinder, tilted);
+  CHECK(sorted[0].geometry.distance == doctest::Approx(lowest).epsilon(1e-12));
+  CHECK(sorted[1].geometry.distance ==
+        doctest::Approx(lowest + 0.1 * std::sin(tilt)).epsilon(1e-12));
+  CHECK(sorted[2].geometry.distance ==
+        doctest::Approx(lowest + 0.1 * std::sin(tilt)).epsilon(1e-12));
+  CHECK(sorted[3].geometry.distance ==
+        doctest::Approx(lowest + 0.2 * std::sin(tilt)).epsilon(1e-12));
+  check_features_reproduce(ground, Pose{}, cylinder, tilted);
+
+  // Tilted the other way by a hair and by the opposite hair: the same set of points (the
+  // points swap within it), so the forces do not jump where the tilt passes through zero.
+  for (const double hair : {1e-9, 1e-15}) {
+    CAPTURE(hair);
+    const auto plus =
+        candidates(ground, Pose{}, cylinder,
+                   pose_at(Vec3(0, 0, 0.15), Quat(Eigen::AngleAxisd(hair, Vec3::UnitX()))));
+    const auto minus =
+        candidates(ground, Pose{}, cylinder,
+                   pose_at(Vec3(0, 0, 0.15), Quat(Eigen::AngleAxisd(-hair, Vec3::UnitX()))));
+    for (const ManifoldPoint& p : plus) {
+      double nearest = kInfinity;
+      for (const ManifoldPoint& q : minus) {
+        nearest = std::min(nearest, (p.geometry.p_B_W - q.geometry.p_B_W).norm());
+      }
+      CHECK(nearest < 1e-8);  // the hair's own motion of the rim, 0.15 m x 2 hair at most
+    }
+  }
+
+  // Lying on its side (axis along x): one point on each rim at the line of contact.
+  const Pose lying =
+      pose_at(Vec3(0, 0, 0.1 - 1e-6), Quat(Eigen::AngleAxisd(std::numbers::pi / 2, Vec3::UnitY())));
+  const auto side = touching(candidates(ground, Pose{}, cylinder, lying));
+  REQUIRE(side.size() == 2);
+  CHECK(std::abs(side[0].geometry.p_B_W.x() - side[1].geometry.p_B_W.x()) ==
+        doctest::Approx(0.3).epsilon(1e-12));
+  CHECK(side[0].geometry.distance == doctest::Approx(-1e-6).epsilon(1e-9));
+
+  // A cone (r = 0.1, height 0.3) on its side: its apex and its base rim's lowest point, along
+  // the generatrix. A frustum has eight points, and a rounded cylinder its core's rims grown:
+  // its lowest point as the single-point rule gives it.
+  const Shape cone = testing::make_cone(0.1, 0.0, 0.3);
+  const double slope = std::atan2(0.1, 0.3);
+  // Turned by pi/2 + slope about y, the generatrix through the base's -x point lies level.
+  Pose cone_side =
+      pose_at(Vec3::Zero(), Quat(Eigen::AngleAxisd(std::numbers::pi / 2 + slope, Vec3::UnitY())));
+  cone_side.translation.z() = -lowest_height(cone, cone_side) - 1e-7;
+  const auto cone_all = candidates(ground, Pose{}, cone, cone_side);
+  CHECK(cone_all.size() == 5);
+  const auto cone_down = touching(cone_all, 1e-12);
+  REQUIRE(cone_down.size() == 2);
+  CHECK(cone_down[0].geometry.distance ==
+        doctest::Approx(cone_down[1].geometry.distance).epsilon(1e-9));
+  CHECK(candidates(ground, Pose{}, testing::make_cone(0.1, 0.05, 0.3), tilted).size() == 8);
+  Shape rounded = cylinder;
+  rounded.smoothing_radius = 0.01;
+  const auto rounded_sorted = touching(candidates(ground, Pose{}, rounded, tilted), kInfinity);
+  REQUIRE(rounded_sorted.size() == 8);
+  CHECK(rounded_sorted[0].geometry.distance ==
+        doctest::Approx(lowest_height(rounded, tilted)).epsilon(1e-12));
 }
 
 }  // namespace
