@@ -11,7 +11,8 @@
 namespace hybridsim {
 
 std::vector<std::size_t> select_trajectory_columns(const std::vector<std::string>& names,
-                                                   const std::vector<std::string>& patterns) {
+                                                   const std::vector<std::string>& patterns,
+                                                   const std::string& what) {
   std::vector<std::size_t> selected;
   if (patterns.empty()) {
     for (std::size_t i = 0; i < names.size(); ++i) selected.push_back(i);
@@ -27,9 +28,9 @@ std::vector<std::size_t> select_trajectory_columns(const std::vector<std::string
     }
     if (!matched) {
       throw InputError(
-          fmt::format("--trajectory-columns: '{}' matches no column (the columns "
+          fmt::format("{}: '{}' matches no column (the columns "
                       "are t, then {}{})",
-                      pattern, names.empty() ? "none" : names.front(),
+                      what, pattern, names.empty() ? "none" : names.front(),
                       names.size() > 1 ? " .. " + names.back() : ""));
     }
   }
@@ -56,11 +57,11 @@ std::vector<std::string> split_column_patterns(const std::string& text) {
   return patterns;
 }
 
-bool trajectory_event_rows(const std::string& instants) {
+bool trajectory_event_rows(const std::string& instants, const std::string& what) {
   if (instants == "all") return true;
   if (instants == "outputs") return false;
-  throw InputError(fmt::format(
-      "--trajectory-instants '{}': expected all (outputs and events) or outputs", instants));
+  throw InputError(
+      fmt::format("{} '{}': expected all (outputs and events) or outputs", what, instants));
 }
 
 }  // namespace hybridsim

@@ -20,13 +20,15 @@ struct TrajectorySelection {
 };
 
 // The indices into `names` (the columns after t) that the patterns select, in the file's order.
-// `t` is always written first and needs no pattern. InputError naming the pattern for one that
-// matches no column.
-std::vector<std::size_t> select_trajectory_columns(const std::vector<std::string>& names,
-                                                   const std::vector<std::string>& patterns);
+// `t` is always written first and needs no pattern. InputError naming the setting (`what`: the
+// CLI's flag or the Python keyword) and the pattern for one that matches no column.
+std::vector<std::size_t> select_trajectory_columns(
+    const std::vector<std::string>& names, const std::vector<std::string>& patterns,
+    const std::string& what = "--trajectory-columns");
 
 // --trajectory-columns "t,ball.*,energy" as patterns; --trajectory-instants "all" or "outputs".
 std::vector<std::string> split_column_patterns(const std::string& text);
-bool trajectory_event_rows(const std::string& instants);
+bool trajectory_event_rows(const std::string& instants,
+                           const std::string& what = "--trajectory-instants");
 
 }  // namespace hybridsim

@@ -25,6 +25,58 @@ def test_trajectory_is_the_clis_bit_for_bit(scene, executable, tmp_path):
     assert np.array_equal(python["__table__"], cli["__table__"])
 
 
+@pytest.mark.parametrize("flags,keywords", [
+    (["--trajectory-columns", "ball.[xyz],energy"],
+     {"trajectory_columns": ["ball.[xyz]", "energy"]}),
+    (["--trajectory-instants", "outputs"], {"trajectory_instants": "outputs"}),
+    (["--trajectory-max-rate", "20", "--trajectory-columns", "ball.v*"],
+     {"trajectory_max_rate": 20, "trajectory_columns": "ball.v*"}),
+])
+def test_trajectory_selection_is_the_clis(flags, keywords, executable, tmp_path):
+    # The CLI's --trajectory-* flags and the Simulator's keywords choose the same columns and
+    # rows, bit for bit; each selection is checked against the full trajectory independently.
+    csv = tmp_path / "trajectory.csv"
+    subprocess.run([executable, "run", "bouncing_sphere", "--stop-time", "2", "--trajectory",
+                    str(csv), "--quiet"] + flags, check=True)
+    cli = hybridsim.read_csv(csv)
+    sim = hybridsim.Simulator("bouncing_sphere", stop_time=2.0, **keywords)
+    assert sim.run() == "ok"
+    python = sim.trajectory()
+    assert list(python) == list(cli)
+    assert np.array_equal(python["__table__"], cli["__table__"])
+    full = hybridsim.Simulator("bouncing_sphere", stop_time=2.0)
+    full.run()
+    everything = full.trajectory()
+    outputs = np.isclose(everything["t"] / 0.01, np.round(everything["t"] / 0.01), atol=1e-9)
+    if "trajectory_columns" in keywords:
+        for name in python:
+            if name != "__table__":
+                rows = python["t"]
+                kept = np.isin(everything["t"], rows)
+                assert np.array_equal(python[name], everything[name][kept])
+    if keywords.get("trajectory_instants") == "outputs":
+        # One row per output instant, none at the events between them.
+        assert len(python["t"]) == int(round(2.0 / 0.01)) + 1
+        assert len(everything["t"]) > len(python["t"])
+        assert np.array_equal(python["__table__"], everything["__table__"][outputs])
+    if "trajectory_max_rate" in keywords:
+        event_times = [t for t in python["t"] if not np.isclose(t / 0.01, round(t / 0.01),
+                                                                 atol=1e-9)]
+        assert all(b - a >= 1 / 20 - 1e-12 for a, b in zip(event_times, event_times[1:]))
+
+
+def test_trajectory_selection_errors():
+    with pytest.raises(hybridsim.SceneError,
+                       match="trajectory_columns: 'nothing.*' matches no column"):
+        hybridsim.Simulator("bouncing_sphere", trajectory_columns=["nothing.*"])
+    with pytest.raises(hybridsim.SceneError, match="trajectory_instants 'events'"):
+        hybridsim.Simulator("bouncing_sphere", trajectory_instants="events")
+    with pytest.raises(hybridsim.SceneError, match="trajectory_max_rate = 0"):
+        hybridsim.Simulator("bouncing_sphere", trajectory_max_rate=0)
+    with pytest.raises(TypeError):
+        hybridsim.Simulator("bouncing_sphere", trajectory_columns=[3])
+
+
 def test_first_impact_of_the_dropped_ball():
     # bouncing_sphere: the ball's lowest point falls h = 1 m, so the first contact is at
     # sqrt(2 h / g) = 0.451523641 s with v- = sqrt(2 g h) (the scene's reference). rtol 1e-8 and

@@ -102,17 +102,38 @@ py::dict describe_model(const Model& model) {
 
 // A trajectory recorded as the CLI writes it: a row at every output and at every event after the
 // initialisation, the same columns and numbers.
+// The trajectory in memory, with the CLI's choice of columns and instants
+// (tools/trajectory_columns.hpp): the same rows and numbers as its trajectory file.
 class TrajectoryRecorder final : public SimulationObserver {
  public:
-  explicit TrajectoryRecorder(const Simulator& simulator) : simulator_(simulator) {}
+  TrajectoryRecorder(const Simulator& simulator, const TrajectorySelection& selection)
+      : simulator_(simulator),
+        selection_(selection),
+        columns_(select_trajectory_columns(simulator.trajectory_columns(),
+                                           selection.column_patterns, "trajectory_columns")) {}
   void on_output(double t, const VectorX& x) override { record(t, x); }
   void on_event(const EventInstant& instant, const VectorX& x) override {
     for (const EventRecord& record : instant.outcome.records) {
       events_.push_back(event_record_json(record).dump());
     }
-    if (instant.kind != EventInstantKind::initialization) record(instant.t, x);
+    // As RunWriter::on_event: an event row closer than 1 / max_event_rate to the last one is
+    // left out (1 - 1e-12: one exactly 1 / rate after it is kept despite the rounding).
+    if (instant.kind == EventInstantKind::initialization || !selection_.event_rows ||
+        (instant.t - last_event_row_time_) * selection_.max_event_rate < 1.0 - 1e-12) {
+      return;
+    }
+    record(instant.t, x);
+    last_event_row_time_ = instant.t;
   }
-  std::vector<double> values;  // row after row: t, then the columns
+  // t, then the selected columns.
+  std::vector<std::string> column_names() const {
+    const std::vector<std::string> all = simulator_.trajectory_columns();
+    std::vector<std::string> names = {"t"};
+    for (const std::size_t c : columns_) names.push_back(all[c]);
+    return names;
+  }
+  const TrajectorySelection& selection() const { return selection_; }
+  std::vector<double> values;  // row after row: t, then the selected columns
   std::size_t rows = 0;
   std::vector<std::string> events_;
 
@@ -120,10 +141,13 @@ class TrajectoryRecorder final : public SimulationObserver {
   void record(double t, const VectorX& x) {
     simulator_.trajectory_row(x, row_);
     values.push_back(t);
-    values.insert(values.end(), row_.begin(), row_.end());
+    for (const std::size_t c : columns_) values.push_back(row_[c]);
     ++rows;
   }
   const Simulator& simulator_;
+  TrajectorySelection selection_;
+  std::vector<std::size_t> columns_;
+  double last_event_row_time_ = -kInfinity;
   std::vector<double> row_;
 };
 
@@ -171,10 +195,10 @@ T& initialised(py::handle self) {
 // The Python Simulator: a scene's simulator with its recorder, closable.
 class PySimulator {
  public:
-  PySimulator(Model model, const SimulatorConfig& config)
+  PySimulator(Model model, const SimulatorConfig& config, const TrajectorySelection& selection)
       : config_(checked_config(model, config)),
         simulator_(std::make_shared<Simulator>(std::move(model), config)),
-        recorder_(std::make_unique<TrajectoryRecorder>(*simulator_)) {
+        recorder_(std::make_unique<TrajectoryRecorder>(*simulator_, selection)) {
     simulator_->add_observer(*recorder_);
   }
 
@@ -202,7 +226,7 @@ class PySimulator {
       body.w_WB_W = body.q_WB * Vec3(b[10], b[11], b[12]);  // the state's is in B
     }
     auto simulator = std::make_shared<Simulator>(std::move(model), config_);
-    auto recorder = std::make_unique<TrajectoryRecorder>(*simulator);
+    auto recorder = std::make_unique<TrajectoryRecorder>(*simulator, recorder_->selection());
     simulator->add_observer(*recorder);
     simulator_ = std::move(simulator);
     recorder_ = std::move(recorder);
@@ -610,7 +634,19 @@ PYBIND11_MODULE(_hybridsim, m) {
       .def(py::init([](const Model& model, std::optional<std::string> integrator,
                        std::optional<double> rtol, std::optional<double> atol,
                        std::optional<double> stop_time, std::optional<double> output_interval,
-                       std::optional<double> step_size, std::optional<double> max_step) {
+                       std::optional<double> step_size, std::optional<double> max_step,
+                       const std::vector<std::string>& trajectory_columns,
+                       const std::string& trajectory_instants, double trajectory_max_rate) {
+             TrajectorySelection selection;
+             selection.column_patterns = trajectory_columns;
+             selection.event_rows =
+                 trajectory_event_rows(trajectory_instants, "trajectory_instants");
+             if (!(trajectory_max_rate > 0.0)) {
+               throw InputError(fmt::format(
+                   "trajectory_max_rate = {}: must be above 0 (rows per simulated second)",
+                   trajectory_max_rate));
+             }
+             selection.max_event_rate = trajectory_max_rate;
              SimulatorConfig config;
              config.integrator = integrator.value_or("");
              config.rtol = rtol;
@@ -619,12 +655,15 @@ PYBIND11_MODULE(_hybridsim, m) {
              config.output_interval = output_interval;
              config.step_size = step_size;
              config.max_step = max_step;
-             return std::make_unique<PySimulator>(model, config);
+             return std::make_unique<PySimulator>(model, config, selection);
            }),
            py::arg("model"), py::arg("integrator") = py::none(), py::arg("rtol") = py::none(),
            py::arg("atol") = py::none(), py::arg("stop_time") = py::none(),
            py::arg("output_interval") = py::none(), py::arg("step_size") = py::none(),
-           py::arg("max_step") = py::none())
+           py::arg("max_step") = py::none(),
+           py::arg("trajectory_columns") = std::vector<std::string>{},
+           py::arg("trajectory_instants") = "all",
+           py::arg("trajectory_max_rate") = std::numeric_limits<double>::infinity())
       .def("close", [](py::handle self) { initialised<PySimulator>(self).close(); })
       .def(
           "reset",
@@ -686,13 +725,7 @@ PYBIND11_MODULE(_hybridsim, m) {
       .def("events_json",
            [](py::handle self) { return initialised<PySimulator>(self).recorder().events_; })
       .def("trajectory_columns",
-           [](py::handle self) {
-             std::vector<std::string> names = {"t"};
-             for (const std::string& name :
-                  initialised<PySimulator>(self).get().trajectory_columns())
-               names.push_back(name);
-             return names;
-           })
+           [](py::handle self) { return initialised<PySimulator>(self).recorder().column_names(); })
       .def("trajectory_table",
            [](py::handle self) {
              const TrajectoryRecorder& recorder = initialised<PySimulator>(self).recorder();

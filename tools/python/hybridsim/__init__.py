@@ -226,11 +226,25 @@ class Simulator:
 
     Keyword options as on the command line: integrator, rtol, atol, stop_time, output_interval,
     step_size, max_step; `set` overrides scene values. The trajectory records a row at every
-    output time and every event, the CLI's columns and numbers (bit for bit)."""
+    output time and every event, the CLI's columns and numbers (bit for bit); as its
+    --trajectory-* flags, trajectory_columns (shell patterns, a list or "t,ball.*,energy") keeps
+    only the columns they match, trajectory_instants="outputs" leaves the event rows out, and
+    trajectory_max_rate (rows per simulated second) leaves out an event row closer than
+    1/rate to the event row kept before it."""
 
     def __init__(self, scene, *, set=None, integrator=None, rtol=None, atol=None,  # noqa: A002
-                 stop_time=None, output_interval=None, step_size=None, max_step=None):
+                 stop_time=None, output_interval=None, step_size=None, max_step=None,
+                 trajectory_columns=None, trajectory_instants="all", trajectory_max_rate=None):
         model = load(scene, set)
+        if isinstance(trajectory_columns, str):
+            trajectory_columns = [p.strip() for p in trajectory_columns.split(",")]
+        patterns = list(trajectory_columns or [])
+        if not all(isinstance(p, str) and p for p in patterns):
+            raise TypeError("trajectory_columns: non-empty strings (shell patterns)")
+        if trajectory_max_rate is not None and (not isinstance(trajectory_max_rate, _numbers.Real)
+                                                or isinstance(trajectory_max_rate, bool)):
+            raise TypeError("trajectory_max_rate: a number, not "
+                            f"{type(trajectory_max_rate).__name__}")
         for name, value in (("rtol", rtol), ("atol", atol), ("stop_time", stop_time),
                             ("output_interval", output_interval), ("step_size", step_size),
                             ("max_step", max_step)):
@@ -238,9 +252,11 @@ class Simulator:
                                       or isinstance(value, bool)):
                 raise TypeError(f"{name}: a number, not {type(value).__name__}")
         number = (lambda v: None if v is None else float(v))
-        self._sim = _hybridsim.Simulator(model, integrator, number(rtol), number(atol),
-                                         number(stop_time), number(output_interval),
-                                         number(step_size), number(max_step))
+        self._sim = _hybridsim.Simulator(
+            model, integrator, number(rtol), number(atol), number(stop_time),
+            number(output_interval), number(step_size), number(max_step), patterns,
+            str(trajectory_instants),
+            _math.inf if trajectory_max_rate is None else float(trajectory_max_rate))
         self.model = model
 
     # --- advancing ---------------------------------------------------------------------------
