@@ -84,14 +84,20 @@ ManifoldPoint halfspace_vertex_point(const Vec3& n_W, double level, const Placed
 // on its flat rests on a square of its rim whichever way it tilts, tips about its true lowest rim
 // point, and rolls on its rim or lies on its side on the rims' exact lowest points; a cone's apex
 // is one more. Points 0-3 are on the rim at z = -length/2, 4-7 on the rim at +length/2 (a cone's
-// apex: 4). The set turns with the tilt's direction; upright (no tilt) it starts on S's x axis.
-// Where the tilt passes through zero its points swap places within the set (0 with 2, 1 with 3),
-// which moves no point of the set.
+// apex: 4). The set turns with the tilt's direction, held towards S's x axis by
+// kRoundTiltAnchor: where the tilt is of the order of rounding (an upright body) the direction
+// is the x axis instead of the rounding's, and the set does not spin with it. The first point
+// then misses the rim's lowest point by an angle, but the set's deepest point lies at most
+// r sin(tilt) (1 - cos 45 degrees) above it, below 0.3 r kRoundTiltAnchor (3e-11 m for r = 0.1 m).
+constexpr double kRoundTiltAnchor = 1e-9;
+
 ManifoldPoint halfspace_round_point(const Vec3& n_W, double level, const Shape& round,
                                     const Pose& X_WS, int k) {
   const Vec3 down_S = X_WS.rotation.transpose() * -n_W;
-  const double tilt = std::hypot(down_S.x(), down_S.y());
-  const Vec3 u_S = tilt > 0.0 ? Vec3(down_S.x() / tilt, down_S.y() / tilt, 0.0) : Vec3::UnitX();
+  // The tilt's direction (|.| = sin of the tilt) plus the anchor along x, in the rim's plane.
+  const double u_x = down_S.x() + kRoundTiltAnchor, u_y = down_S.y();
+  const double length = std::hypot(u_x, u_y);
+  const Vec3 u_S = length > 0.0 ? Vec3(u_x / length, u_y / length, 0.0) : Vec3::UnitY();
   const Vec3 w_S = Vec3::UnitZ().cross(u_S);  // a quarter turn on
   const bool top = k >= 4;
   const double radius =
@@ -448,6 +454,12 @@ std::string format_feature(const Feature& feature) {
       return fmt::format("f{}e{}", feature.index, feature.index2);
   }
   return "shape";
+}
+
+bool has_round_flats(const Shape& shape) {
+  if (shape.type != ShapeType::cylinder && shape.type != ShapeType::cone) return false;
+  if (!(shape.smoothing_radius > 0.0)) return shape.radius > 0.0;
+  return compute_smoothing_core(shape).shape.radius > 0.0;
 }
 
 int round_point_count(const Shape& round) {

@@ -98,10 +98,10 @@ struct ContactManifold {
 bool has_manifold_geometry(const Shape& shape);
 
 // Whether the shape stands on a half-space on several points of its rims: a cylinder or a cone
-// (or frustum), sharp or rounded (its core's rims, grown). Against other shapes it has one point.
-inline bool has_round_flats(const Shape& shape) {
-  return shape.type == ShapeType::cylinder || shape.type == ShapeType::cone;
-}
+// (or frustum), sharp or rounded (its core's rims, grown), whose lower end is a rim, not an apex
+// (a frustum on its narrow end rounded to a point keeps one point). Against other shapes it has
+// one point.
+bool has_round_flats(const Shape& shape);
 
 // How many points a cylinder or cone has on a half-space: four per rim, a cone's apex one.
 int round_point_count(const Shape& round);

@@ -248,9 +248,9 @@ inline constexpr double kGeneralPathAccuracy = 1e-9;
 // the integration makes vibrate, and a hysteresis below that vibration starts and ends a contact
 // at each one until the Zeno guard stops the run. Measured on the catalog's heightmap_hills
 // (balls of 0.1 m), the smallest eps that runs through: 1e-13 m at rtol 1e-7, 1e-11 at 1e-6,
-// 3e-9 at 1e-4; 1e-7 of the radius (1e-8 m) runs every rtol from 1e-2 to 1e-9. The contact
-// force is zero for a positive distance, so a larger hysteresis only keeps a separating
-// contact listed (and its v-) until it is eps away.
+// 3e-9 at 1e-4; 1e-7 of the radius (1e-8 m) runs every rtol from 1e-2 to 1e-9. It applies to
+// every pair: a contact starts 3 eps deep and the law counts penetration from -eps, so a resting
+// body sits eps (1e-7 of the smallest radius) deeper.
 inline constexpr double kTerrainGrazeHysteresis = 1e-7;
 
 // Run settings of a scene (scene key `simulation`); a host or the CLI may override them.

@@ -150,13 +150,19 @@ double compute_penetration_rate(const SignedDistance& geometry, const BodyKinema
 ContactHandler::ContactHandler(const Model& model)
     : model_(model), contact_eps_(model.contact.contact_eps), broadphase_(model) {
   manifold_geometry_.resize(model.shapes.size(), 0);
+  // A wheel's law applies the wheel's normal-force estimate at each of its points (Gazebo's
+  // WheelSlip): a cylinder tyre keeps one point, where its two rims would double or halve the slip
+  // force as the wheel tilts by a hair.
+  std::vector<char> wheel_shape(model.shapes.size(), 0);
+  for (const Wheel& wheel : model.wheels) {
+    for (const int shape : wheel.shapes) wheel_shape[static_cast<std::size_t>(shape)] = 1;
+  }
   for (std::size_t i = 0; i < model.shapes.size(); ++i) {
     if (is_terrain(model.shapes[i])) {
       manifold_geometry_[i] = kTerrain;
     } else if (model.contact.points == ContactPoints::manifold) {
-      manifold_geometry_[i] = has_manifold_geometry(model.shapes[i]) ? 1
-                              : has_round_flats(model.shapes[i])     ? kRoundFlats
-                                                                     : 0;
+      const bool round = has_round_flats(model.shapes[i]) && wheel_shape[i] == 0;
+      manifold_geometry_[i] = has_manifold_geometry(model.shapes[i]) ? 1 : round ? kRoundFlats : 0;
     }
   }
 }
@@ -658,7 +664,9 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
     const bool manifold = pair.reference.kind != ManifoldKind::single;
     if (manifold != is_manifold_pair(pair.shape_a, pair.shape_b) ||
         !fits_shapes(shape_a, shape_b, pair)) {
-      throw fail("has features that do not fit its shapes (another scene or contact.points?)");
+      throw fail(
+          "has features that do not fit its shapes (another scene or contact.points, or a "
+          "hybridsim before cylinders and cones stood on their rims?)");
     }
     pair.law = resolve_contact_law(model_, pair.shape_a, pair.shape_b);
     pair.geometry = compute_point_geometry(model_, pair, X_WS);

@@ -57,12 +57,12 @@ void MultibodySystem::update_joint_limits(double t, std::vector<EventRecord>& re
     const bool was_pushing = limit_pushing_[s] != 0;
     // A side starts where the penetration crosses 0 moving in (at z_start's root it is 0 to the
     // root finder's precision, either sign) and stops below the hysteresis (z_end's root). At
-    // p = 0 exactly it starts whatever the rate: a joint at rest on its bound has z_start = 0,
+    // p = 0 exactly it starts unless moving out: a joint at rest on its bound has z_start = 0,
     // which the root finder never reports, so a load pressing it in would go unresisted.
-    const bool pushing =
-        was_pushing
-            ? p.position >= -0.5 * kJointLimitHysteresis
-            : p.position >= 0.0 || (p.position > -0.5 * kJointLimitHysteresis && p.velocity > 0.0);
+    const bool pushing = was_pushing
+                             ? p.position >= -0.5 * kJointLimitHysteresis
+                             : p.position > 0.0 || (p.position == 0.0 && p.velocity >= 0.0) ||
+                                   (p.position > -0.5 * kJointLimitHysteresis && p.velocity > 0.0);
     limit_pushing_[s] = pushing ? 1 : 0;
     if (pushing) joint_limited_[side.joint] = 1;
     if (pushing == was_pushing) continue;

@@ -100,16 +100,18 @@ class MjcfReader {
   }
 
   void read_compiler(const XmlElement& e) {
-    const std::string angle = attribute(e, "angle").value_or("degree");
+    // Each <compiler> sets what it gives; the rest stays as earlier ones set it.
+    const std::string angle =
+        attribute(e, "angle").value_or(angles_.scale == 1.0 ? "radian" : "degree");
     if (angle != "degree" && angle != "radian") document_.fail(e, "angle: 'degree' or 'radian'");
     angles_.scale = angle == "degree" ? std::numbers::pi / 180.0 : 1.0;
-    angles_.eulerseq = attribute(e, "eulerseq").value_or("xyz");
+    angles_.eulerseq = attribute(e, "eulerseq").value_or(angles_.eulerseq);
     if (angles_.eulerseq.size() != 3 ||
         angles_.eulerseq.find_first_not_of("xyzXYZ") != std::string::npos) {
       document_.fail(e, fmt::format("eulerseq '{}': three of x, y, z, X, Y, Z", angles_.eulerseq));
     }
-    meshdir_ = attribute(e, "meshdir").value_or("");
-    autolimits_ = attribute(e, "autolimits").value_or("true") == "true";
+    meshdir_ = attribute(e, "meshdir").value_or(meshdir_);
+    if (const auto autolimits = attribute(e, "autolimits")) autolimits_ = *autolimits == "true";
     for (const std::string& name : attribute_names(e)) {
       if (name == "inertiafromgeom" && *attribute(e, "inertiafromgeom") == "true") {
         warn(e, "inertiafromgeom='true' is not honoured: an <inertial> gives the body's mass");
@@ -333,9 +335,11 @@ class MjcfReader {
       if (ball) warn(*element, "a ball joint's stiffness is not modelled");
       if (!ball) {
         node["stiffness"] = number_node(value(joint, "stiffness", 0.0));
-        // A hinge's spring reference is an angle, in the compiler's unit.
+        // A hinge's spring reference is an angle, in the compiler's unit; MuJoCo's qpos is ref
+        // at the model's pose, where hybridsim's q is 0.
         const double scale = type == "hinge" ? angles_.scale : 1.0;
-        node["spring_reference"] = number_node(value(joint, "springref", 0.0) * scale);
+        node["spring_reference"] =
+            number_node((value(joint, "springref", 0.0) - value(joint, "ref", 0.0)) * scale);
       }
     }
     // frictionloss: MuJoCo's dry friction on the joint, as hybridsim's regularised joint friction.
@@ -347,7 +351,7 @@ class MjcfReader {
     for (const auto& [key, text] : joint.attributes) {
       if (key == "range" || key == "limited") {
         continue;  // read_limit
-      } else if (key == "armature" || key == "ref" || key == "solreflimit" ||
+      } else if (key == "armature" || (key == "ref" && ball) || key == "solreflimit" ||
                  key == "solimplimit" || key == "margin") {
         warn(*element, fmt::format("attribute '{}' is not modelled", key));
       } else if (key != "type" && key != "pos" && key != "axis" && key != "damping" &&
@@ -361,7 +365,8 @@ class MjcfReader {
 
   // `range` and `limited` of a hinge or slide as the joint's limit. MuJoCo's `limited` is
   // "auto" by default: limited where a range is given, under the compiler's autolimits (true
-  // by default since MuJoCo 2.3.3). A hinge's range is in the compiler's angle unit.
+  // by default in current MuJoCo). A hinge's range is in the compiler's angle unit, and like
+  // qpos it counts from `ref` (qpos at the model's pose).
   void read_limit(const MjcfElement& joint, const XmlElement& element, const std::string& type,
                   YAML::Node& node) {
     const std::string limited = joint.text("limited", "auto");
@@ -383,10 +388,13 @@ class MjcfReader {
     // MuJoCo's default range is 0 0: lower = upper, which limit_node reports as not enforced.
     const std::vector<double> range =
         has_range ? values(joint, "range", 2) : std::vector<double>{0.0, 0.0};
+    // MuJoCo's qpos is `ref` at the model's pose, where hybridsim's q is 0.
     const double scale = type == "hinge" ? angles_.scale : 1.0;
+    const double ref = value(joint, "ref", 0.0);
     const std::string where = document_.locate(element);
-    YAML::Node limit = limit_node(range[0] * scale, range[1] * scale, kSdfLimitStiffness,
-                                  kSdfLimitDissipation, type == "hinge", where, context_);
+    YAML::Node limit =
+        limit_node((range[0] - ref) * scale, (range[1] - ref) * scale, kSdfLimitStiffness,
+                   kSdfLimitDissipation, type == "hinge", where, context_);
     if (!limit.IsMap()) return;
     node["limit"] = limit;
     context_.warn_once(

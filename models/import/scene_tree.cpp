@@ -1,5 +1,6 @@
 #include "models/import/scene_tree.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -94,19 +95,27 @@ YAML::Node limit_node(double lower, double upper, double stiffness, double dampi
   constexpr double kNoBound = 1e15;
   bool has_lower = lower > -kNoBound;
   bool has_upper = upper < kNoBound;
-  if (revolute &&
-      ((has_lower && lower <= -std::numbers::pi) || (has_upper && upper >= std::numbers::pi))) {
-    context.warn_once("limit-wrap",
-                      fmt::format("{}: a revolute limit at or past +-pi is not enforced (the joint "
-                                  "angle wraps there)",
-                                  where));
-    has_lower = has_lower && lower > -std::numbers::pi;
-    has_upper = has_upper && upper < std::numbers::pi;
+  // A revolute bound at or past +-pi (URDF's -3.1416, MJCF's -180 degrees) is moved inside by
+  // kRevoluteBoundMargin, where the wrapped angle meets it from the right side: the joint stops
+  // there, as it does at +-pi in Gazebo and MuJoCo, whose angles do not wrap.
+  constexpr double kRevoluteBoundMargin = 0.01;  // rad
+  constexpr double kInside = std::numbers::pi - kRevoluteBoundMargin;
+  if (revolute && ((has_lower && lower < -kInside) || (has_upper && upper > kInside))) {
+    const double new_lower = has_lower ? std::max(lower, -kInside) : lower;
+    const double new_upper = has_upper ? std::min(upper, kInside) : upper;
+    context.warn_once(
+        "limit-wrap|" + where,
+        fmt::format("{}: a revolute bound at or past +-pi is moved inside to {:g} "
+                    "rad (the joint angle wraps at +-pi); limit [{:g}, {:g}] rad",
+                    where, upper > kInside ? kInside : -kInside, has_lower ? new_lower : -kInfinity,
+                    has_upper ? new_upper : kInfinity));
+    lower = new_lower;
+    upper = new_upper;
   }
   if (!has_lower && !has_upper) return {};
   // The wrapped angle would meet a single bound from the far side after a turn (joint_reader).
   if (revolute && !(has_lower && has_upper)) {
-    context.warn_once("limit-one-sided",
+    context.warn_once("limit-one-sided|" + where,
                       fmt::format("{}: a revolute limit with one bound is not enforced (the joint "
                                   "angle wraps at +-pi, so it would be met from the far side); "
                                   "the joint turns freely",
@@ -114,14 +123,14 @@ YAML::Node limit_node(double lower, double upper, double stiffness, double dampi
     return {};
   }
   if (has_lower && has_upper && !(lower < upper)) {
-    context.warn_once("limit-empty",
+    context.warn_once("limit-empty|" + where,
                       fmt::format("{}: a limit with lower >= upper ({} >= {}) is not enforced: the "
                                   "joint moves freely (make it fixed to lock it)",
                                   where, lower, upper));
     return {};
   }
   if (!(stiffness > 0.0)) {
-    context.warn_once("limit-stiffness",
+    context.warn_once("limit-stiffness|" + where,
                       fmt::format("{}: a limit of stiffness {} is not enforced", where, stiffness));
     return {};
   }

@@ -239,7 +239,7 @@ void read_joint_controller(const sdf::ElementPtr& plugin, PluginKind kind,
     // it, and the loader refuses the pair.
     if (servo["ideal"] && joint_node["limit"]) {
       joint_node.remove("limit");
-      context.warn_once("sdf-plugin-limit",
+      context.warn_once("sdf-plugin-limit|" + joint,
                         fmt::format("{}: joint '{}' keeps its velocity command exactly, so its "
                                     "<limit> is not enforced",
                                     reader.where(), joint));

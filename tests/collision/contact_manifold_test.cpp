@@ -465,21 +465,22 @@ TEST_CASE("manifold: a cylinder or cone on a half-space stands on four points of
   REQUIRE(sorted.size() == 8);
   const double lowest = lowest_height(cylinder, tilted);
   CHECK(sorted[0].geometry.distance == doctest::Approx(lowest).epsilon(1e-12));
-  CHECK(sorted[1].geometry.distance ==
-        doctest::Approx(lowest + 0.1 * std::sin(tilt)).epsilon(1e-12));
-  CHECK(sorted[2].geometry.distance ==
-        doctest::Approx(lowest + 0.1 * std::sin(tilt)).epsilon(1e-12));
+  // The side points: the anchor towards x (1e-9) turns the square by 1e-9 / sin(tilt), which
+  // moves them up and down by r sin(tilt) times that, r 1e-9 = 1e-10 m at most.
+  CHECK(std::abs(sorted[1].geometry.distance - (lowest + 0.1 * std::sin(tilt))) < 2e-10);
+  CHECK(std::abs(sorted[2].geometry.distance - (lowest + 0.1 * std::sin(tilt))) < 2e-10);
   CHECK(sorted[3].geometry.distance ==
         doctest::Approx(lowest + 0.2 * std::sin(tilt)).epsilon(1e-12));
   check_features_reproduce(ground, Pose{}, cylinder, tilted);
 
-  // Tilted the other way by a hair and by the opposite hair: the same set of points (the
-  // points swap within it), so the forces do not jump where the tilt passes through zero.
-  for (const double hair : {1e-9, 1e-15}) {
+  // Tilts of the order of rounding: the square keeps to S's x axis (the anchor, 1e-9) instead of
+  // spinning with the rounding's direction. Between a hair one way and a hair the other way it
+  // turns by at most 2 hair / 1e-9 (at 1e-9 by 90 degrees: the same square); the deepest point
+  // stays within 0.3 r 1e-9 of the rim's lowest point (the closed form).
+  for (const double hair : {1e-15, 1e-12, 1e-9, 1e-6}) {
     CAPTURE(hair);
-    const auto plus =
-        candidates(ground, Pose{}, cylinder,
-                   pose_at(Vec3(0, 0, 0.15), Quat(Eigen::AngleAxisd(hair, Vec3::UnitX()))));
+    const Pose plus_pose = pose_at(Vec3(0, 0, 0.15), Quat(Eigen::AngleAxisd(hair, Vec3::UnitX())));
+    const auto plus = candidates(ground, Pose{}, cylinder, plus_pose);
     const auto minus =
         candidates(ground, Pose{}, cylinder,
                    pose_at(Vec3(0, 0, 0.15), Quat(Eigen::AngleAxisd(-hair, Vec3::UnitX()))));
@@ -488,8 +489,12 @@ TEST_CASE("manifold: a cylinder or cone on a half-space stands on four points of
       for (const ManifoldPoint& q : minus) {
         nearest = std::min(nearest, (p.geometry.p_B_W - q.geometry.p_B_W).norm());
       }
-      CHECK(nearest < 1e-8);  // the hair's own motion of the rim, 0.15 m x 2 hair at most
+      if (hair < 1e-9) CHECK(nearest < 0.1 * 2.0 * hair / 1e-9 + 1e-12);
+      if (hair == 1e-9) CHECK(nearest < 0.19 * 2.0 * hair);  // the rim's own motion (0.18 m arm)
     }
+    const double deepest = touching(plus, kInfinity).front().geometry.distance;
+    CHECK(deepest - lowest_height(cylinder, plus_pose) < 0.3 * 0.1 * 1e-9 + 1e-15);
+    CHECK(deepest - lowest_height(cylinder, plus_pose) > -1e-15);
   }
 
   // Lying on its side (axis along x): one point on each rim at the line of contact.

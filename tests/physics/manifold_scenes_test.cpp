@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "collision/contact_manifold.hpp"
 #include "test_support.hpp"
 
 namespace hybridsim {
@@ -216,6 +217,35 @@ TEST_CASE("manifold: a cylinder standing on its flat carries m g / 4 on four rim
       load_scene_text(
           cylinder_scene(0.5, "{rpy: [0, 1.5707963267948966, 0]}", 0.1 - side_depth - kEps), "can"),
       2, mass * g / 2.0, side_depth, 0.1 - side_depth - kEps);
+}
+
+TEST_CASE("manifold: a cylinder wheel and a frustum rounded to a point keep one point") {
+  // A wheel's law applies its normal-force estimate at each point: a cylinder tyre lying on the
+  // floor keeps one point (two rims would double the slip force, or halve it as it tilts).
+  const double mass = 8000.0 * std::numbers::pi * 0.01 * 0.3;
+  const double depth = corner_depth(mass * g, 0.1);
+  std::string wheel = cylinder_scene(0.01, "{rpy: [1.5707963267948966, 0, 0]}", 0.1 - depth - kEps);
+  wheel +=
+      "wheels: [{name: tyre, body: can, axis: [0, 0, 1], normal_force: 100.0,\n"
+      "          slip_compliance: {lateral: 0.01, longitudinal: 0.01}}]\n";
+  const auto wheel_run = testing::run_scene(load_scene_text(wheel, "wheel"));
+  REQUIRE(wheel_run->result.status == SimulationStatus::ok);
+  CHECK(wheel_run->system->compute_contact_results(wheel_run->final_state).size() == 1);
+  // The same cylinder as no wheel: a point on each rim.
+  const auto can_run = testing::run_scene(load_scene_text(
+      cylinder_scene(0.01, "{rpy: [1.5707963267948966, 0, 0]}", 0.1 - depth - kEps), "can"));
+  CHECK(can_run->system->compute_contact_results(can_run->final_state).size() == 2);
+  // A frustum standing on its narrow end (radius 2 mm), rounded by 1 cm: its core ends there in
+  // an apex, one point (four would stack there at four times the stiffness).
+  Shape frustum;
+  frustum.type = ShapeType::cone;
+  frustum.radius = 0.002;
+  frustum.top_radius = 0.1;
+  frustum.length = 0.1;
+  frustum.smoothing_radius = 0.01;
+  CHECK_FALSE(has_round_flats(frustum));
+  frustum.smoothing_radius = 0.0;
+  CHECK(has_round_flats(frustum));
 }
 
 TEST_CASE("manifold: a standing cylinder slides down an incline at g (sin - mu cos)") {

@@ -63,13 +63,15 @@ TEST_CASE(
   CHECK(joined(empty.warnings)
             .find("r.urdf:4: <joint name='hinge'>: a limit with lower >= upper (0 >= 0) is not "
                   "enforced") != std::string::npos);
-  // A revolute bound at or past pi: the angle wraps there. The bound left inside would be met
-  // from the far side after a turn (the angle jumps from -pi to pi), so the joint turns freely.
-  const ConvertedScene wrap = convert_scene_text(
+  // A revolute bound at or past pi: the angle wraps there, so the bound moves inside by 0.01 rad,
+  // where the joint stops as it does at -pi in Gazebo (whose angle does not wrap).
+  const Model wrap = load_scene_text(
       urdf_rotor("revolute", "<limit lower='-3.2' upper='1' effort='1' velocity='1'/>"), "r.urdf");
-  CHECK(wrap.yaml.find("limit:") == std::string::npos);
-  CHECK(joined(wrap.warnings).find("at or past +-pi is not enforced") != std::string::npos);
-  CHECK(joined(wrap.warnings).find("a revolute limit with one bound is not enforced") !=
+  CHECK(wrap.joints[0].limit.lower == -(std::numbers::pi - 0.01));
+  CHECK(wrap.joints[0].limit.upper == 1.0);
+  const ConvertedScene wrap_text = convert_scene_text(
+      urdf_rotor("revolute", "<limit lower='-3.2' upper='1' effort='1' velocity='1'/>"), "r.urdf");
+  CHECK(joined(wrap_text.warnings).find("a revolute bound at or past +-pi is moved inside") !=
         std::string::npos);
   // Both bounds inside: kept as they are.
   const ConvertedScene inside = convert_scene_text(
@@ -106,6 +108,13 @@ TEST_CASE("SDF limits: bounds, stiffness and dissipation as the file gives them"
       load_scene_text(sdf_rotor("<limit><lower>-1</lower><upper>0.5</upper></limit>"), "w.sdf");
   CHECK(defaults.joints[0].limit.stiffness == 1e8);
   CHECK(defaults.joints[0].limit.damping == 1.0);
+  // One bound only (libsdformat's 1e16 for the other): the wrapped angle would meet it from the
+  // far side after a turn, so the joint turns freely, with a warning.
+  const ConvertedScene one_sided =
+      convert_scene_text(sdf_rotor("<limit><lower>-1</lower></limit>"), "w.sdf");
+  CHECK(one_sided.yaml.find("limit:") == std::string::npos);
+  CHECK(joined(one_sided.warnings).find("a revolute limit with one bound is not enforced") !=
+        std::string::npos);
   // Without <limit>: libsdformat's +-1e16, no limit, no warning.
   const ConvertedScene free = convert_scene_text(sdf_rotor(""), "w.sdf");
   CHECK(free.yaml.find("limit:") == std::string::npos);
@@ -147,6 +156,17 @@ TEST_CASE("MJCF range and limited: the joint's limit in the compiler's unit, MuJ
   CHECK(degrees.joints[0].limit.upper == doctest::Approx(std::numbers::pi / 4).epsilon(1e-15));
   CHECK(degrees.joints[0].limit.stiffness == kSdfLimitStiffness);
   CHECK(degrees.joints[0].limit.damping == kSdfLimitDissipation);
+  // The range counts from ref (MuJoCo's qpos at the model's pose, hybridsim's q = 0).
+  const Model ref =
+      load_scene_text(mjcf_rotor("", "type='hinge' range='-90 45' ref='30'"), "m.xml");
+  CHECK(ref.joints[0].limit.lower == doctest::Approx(-2 * std::numbers::pi / 3).epsilon(1e-15));
+  CHECK(ref.joints[0].limit.upper == doctest::Approx(std::numbers::pi / 12).epsilon(1e-15));
+  // A later <compiler> without angle keeps radians.
+  const Model later =
+      load_scene_text(mjcf_rotor("<compiler angle='radian'/><compiler eulerseq='xyz'/>",
+                                 "type='hinge' range='-1 0.5'"),
+                      "m.xml");
+  CHECK(later.joints[0].limit.lower == -1.0);
   // In radians, and a slide's range in metres whatever the unit.
   const Model radians = load_scene_text(
       mjcf_rotor("<compiler angle='radian'/>", "type='hinge' range='-1 0.5'"), "m.xml");
@@ -172,10 +192,10 @@ TEST_CASE("MJCF range and limited: the joint's limit in the compiler's unit, MuJ
   CHECK(empty.yaml.find("limit:") == std::string::npos);
   CHECK(joined(empty.warnings).find("lower >= upper (0 >= 0) is not enforced") !=
         std::string::npos);
-  // A hinge range reaching past pi: the angle wraps, the limit is dropped with a warning.
-  const ConvertedScene wrap = convert_scene_text(mjcf_rotor("", "range='-200 10'"), "m.xml");
-  CHECK(wrap.yaml.find("limit:") == std::string::npos);
-  CHECK(joined(wrap.warnings).find("at or past +-pi is not enforced") != std::string::npos);
+  // A hinge range reaching past pi: the bound moves inside by 0.01 rad, with a warning.
+  const Model wrap = load_scene_text(mjcf_rotor("", "range='-200 10'"), "m.xml");
+  CHECK(wrap.joints[0].limit.lower == -(std::numbers::pi - 0.01));
+  CHECK(wrap.joints[0].limit.upper == doctest::Approx(std::numbers::pi / 18).epsilon(1e-15));
   CHECK_THROWS_WITH_AS(load_scene_text(mjcf_rotor("", "limited='maybe'"), "m.xml"),
                        doctest::Contains("limited 'maybe': true, false or auto"), InputError);
 }
