@@ -15,6 +15,7 @@
 
 #include "collision/convex_hull.hpp"
 #include "collision/shape_geometry.hpp"
+#include "collision/terrain_contact.hpp"
 #include "collision/triangle_surface.hpp"
 #include "core/errors.hpp"
 #include "integrators/integrator.hpp"
@@ -708,9 +709,7 @@ void set_distance_tolerances(Model& model) {
   } else {
     set_general_path_tolerance(model);
   }
-  const auto terrain = [](const Shape& s) {
-    return s.collision && (s.type == ShapeType::mesh || s.type == ShapeType::heightmap);
-  };
+  const auto terrain = [](const Shape& s) { return s.collision && is_terrain(s); };
   if (c.contact_eps_given || std::none_of(model.shapes.begin(), model.shapes.end(), terrain)) {
     return;
   }

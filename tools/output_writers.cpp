@@ -286,9 +286,7 @@ void RunWriter::on_event(const EventInstant& instant, const VectorX& x) {
     for (const EventRecord& record : instant.outcome.records) hdf5_->add_event(record);
   }
   if (writes_trajectory() && instant.kind != EventInstantKind::initialization &&
-      outputs_.trajectory.event_rows &&
-      // 1 - 1e-12: an event 1/HZ after the last row is kept despite the difference's rounding.
-      !((instant.t - last_event_row_time_) * outputs_.trajectory.max_event_rate < 1.0 - 1e-12)) {
+      keeps_event_row(outputs_.trajectory, instant.t, last_event_row_time_)) {
     write_trajectory_row(instant.t, x);
     last_event_row_time_ = instant.t;
   }

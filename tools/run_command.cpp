@@ -267,12 +267,7 @@ int run_command(const RunCommandOptions& given_options) {
       outputs.trajectory.column_patterns = split_column_patterns(options.trajectory_columns);
     }
     outputs.trajectory.event_rows = trajectory_event_rows(options.trajectory_instants);
-    if (!(options.trajectory_max_rate > 0.0)) {
-      throw InputError(
-          fmt::format("--trajectory-max-rate {}: must be above 0 (rows per simulated "
-                      "second)",
-                      options.trajectory_max_rate));
-    }
+    check_trajectory_max_rate(options.trajectory_max_rate, "--trajectory-max-rate");
     outputs.trajectory.max_event_rate = options.trajectory_max_rate;
     outputs.trajectory_hdf5 = resolved.trajectory_hdf5;
     outputs.contact_frames = options.contact_frames;

@@ -57,6 +57,12 @@ std::vector<std::string> split_column_patterns(const std::string& text) {
   return patterns;
 }
 
+void check_trajectory_max_rate(double rate, const std::string& what) {
+  if (!(rate > 0.0)) {
+    throw InputError(fmt::format("{} {}: must be above 0 (rows per simulated second)", what, rate));
+  }
+}
+
 bool trajectory_event_rows(const std::string& instants, const std::string& what) {
   if (instants == "all") return true;
   if (instants == "outputs") return false;

@@ -19,6 +19,18 @@ struct TrajectorySelection {
   double max_event_rate = std::numeric_limits<double>::infinity();
 };
 
+// Whether an event row at time t is written after the event row written at last_event_row_time
+// (-inf: none yet): event rows chosen, and at least 1 / max_event_rate later (1 - 1e-12: an event
+// exactly 1 / rate after it is kept despite the difference's rounding).
+inline bool keeps_event_row(const TrajectorySelection& selection, double t,
+                            double last_event_row_time) {
+  return selection.event_rows &&
+         !((t - last_event_row_time) * selection.max_event_rate < 1.0 - 1e-12);
+}
+
+// InputError naming the setting (`what`) unless the rate is above 0.
+void check_trajectory_max_rate(double rate, const std::string& what);
+
 // The indices into `names` (the columns after t) that the patterns select, in the file's order.
 // `t` is always written first and needs no pattern. InputError naming the setting (`what`: the
 // CLI's flag or the Python keyword) and the pattern for one that matches no column.

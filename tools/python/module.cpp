@@ -100,8 +100,6 @@ py::dict describe_model(const Model& model) {
   return out;
 }
 
-// A trajectory recorded as the CLI writes it: a row at every output and at every event after the
-// initialisation, the same columns and numbers.
 // The trajectory in memory, with the CLI's choice of columns and instants
 // (tools/trajectory_columns.hpp): the same rows and numbers as its trajectory file.
 class TrajectoryRecorder final : public SimulationObserver {
@@ -116,10 +114,9 @@ class TrajectoryRecorder final : public SimulationObserver {
     for (const EventRecord& record : instant.outcome.records) {
       events_.push_back(event_record_json(record).dump());
     }
-    // As RunWriter::on_event: an event row closer than 1 / max_event_rate to the last one is
-    // left out (1 - 1e-12: one exactly 1 / rate after it is kept despite the rounding).
-    if (instant.kind == EventInstantKind::initialization || !selection_.event_rows ||
-        (instant.t - last_event_row_time_) * selection_.max_event_rate < 1.0 - 1e-12) {
+    // A row at each event after the initialisation, as RunWriter writes them.
+    if (instant.kind == EventInstantKind::initialization ||
+        !keeps_event_row(selection_, instant.t, last_event_row_time_)) {
       return;
     }
     record(instant.t, x);
@@ -641,11 +638,7 @@ PYBIND11_MODULE(_hybridsim, m) {
              selection.column_patterns = trajectory_columns;
              selection.event_rows =
                  trajectory_event_rows(trajectory_instants, "trajectory_instants");
-             if (!(trajectory_max_rate > 0.0)) {
-               throw InputError(fmt::format(
-                   "trajectory_max_rate = {}: must be above 0 (rows per simulated second)",
-                   trajectory_max_rate));
-             }
+             check_trajectory_max_rate(trajectory_max_rate, "trajectory_max_rate =");
              selection.max_event_rate = trajectory_max_rate;
              SimulatorConfig config;
              config.integrator = integrator.value_or("");
