@@ -24,4 +24,15 @@ double median_us(Body&& body, int calls) {
   return rounds[rounds.size() / 2];
 }
 
+// Seconds of wall time since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The median of a non-empty set of values (the upper one of an even count).
+inline double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 }  // namespace hybridsim::bench
