@@ -483,7 +483,7 @@ bool has_manifold_geometry(const Shape& shape) {
 void compute_contact_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                               const ManifoldReference* kept, ReferenceUse use,
                               ContactManifold& manifold) {
-  if (is_terrain(a) || is_terrain(b)) {
+  if (is_terrain_pair(a, b)) {
     compute_terrain_manifold(a, X_WA, b, X_WB, manifold);
     return;
   }

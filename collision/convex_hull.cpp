@@ -294,15 +294,20 @@ Vec3 compute_hull_support_point_S(const ConvexHull& hull, const Vec3& direction_
 }
 
 HullVolumeIntegrals integrate_hull_volume(const ConvexHull& hull) {
+  return integrate_closed_surface_volume(hull.vertices_S, hull.triangles);
+}
+
+HullVolumeIntegrals integrate_closed_surface_volume(std::span<const Vec3> vertices_S,
+                                                    std::span<const std::array<int, 3>> triangles) {
   // Each triangle (a, b, c) spans a tetrahedron with S's origin, of signed volume
   // det[a b c] / 6, first moment det/24 (a + b + c) and second moment
   // det/120 (a a^T + b b^T + c c^T + s s^T) with s = a + b + c (the simplex's moments).
   HullVolumeIntegrals integrals;
   Mat3 second_moment = Mat3::Zero();
-  for (const auto& triangle : hull.triangles) {
-    const Vec3& a = hull.vertices_S[triangle[0]];
-    const Vec3& b = hull.vertices_S[triangle[1]];
-    const Vec3& c = hull.vertices_S[triangle[2]];
+  for (const auto& triangle : triangles) {
+    const Vec3& a = vertices_S[static_cast<std::size_t>(triangle[0])];
+    const Vec3& b = vertices_S[static_cast<std::size_t>(triangle[1])];
+    const Vec3& c = vertices_S[static_cast<std::size_t>(triangle[2])];
     const double det = a.dot(b.cross(c));
     const Vec3 s = a + b + c;
     integrals.volume += det / 6.0;

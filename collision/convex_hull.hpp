@@ -34,5 +34,9 @@ struct HullVolumeIntegrals {
   Mat3 unit_density_inertia_S = Mat3::Zero();  // m^5, about S's origin
 };
 HullVolumeIntegrals integrate_hull_volume(const ConvexHull& hull);
+// The same integrals of any closed surface of outward (counter-clockwise) triangles, convex or
+// not: the tetrahedra's signed volumes cancel outside the solid. A mesh on a moving body.
+HullVolumeIntegrals integrate_closed_surface_volume(std::span<const Vec3> vertices_S,
+                                                    std::span<const std::array<int, 3>> triangles);
 
 }  // namespace hybridsim

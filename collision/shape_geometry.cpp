@@ -150,7 +150,7 @@ double compute_shape_thickness(const Shape& shape) {
     case ShapeType::convex:
       return shape.hull->thickness;
     case ShapeType::halfspace:
-    case ShapeType::mesh:  // terrain on fixed bodies: the moving partner bounds the step
+    case ShapeType::mesh:  // its partner bounds the step (a mesh on a moving body may be thin)
     case ShapeType::heightmap:
       return kInfinity;
   }

@@ -586,10 +586,15 @@ SignedDistance box_box(const Shape& a, const Pose& X_WA, const Shape& b, const P
 }  // namespace
 
 bool is_supported_shape_pair(ShapeType a, ShapeType b) {
-  // Every pair of convex shapes; two half-spaces have no distance; a terrain shape and a ball.
+  // Every pair of convex shapes; two half-spaces have no distance; a terrain shape and a ball,
+  // capsule, box or hull; a mesh (on a moving body, with its hull) and a half-space.
   const auto terrain = [](ShapeType t) {
     return t == ShapeType::mesh || t == ShapeType::heightmap;
   };
+  if ((a == ShapeType::mesh && b == ShapeType::halfspace) ||
+      (a == ShapeType::halfspace && b == ShapeType::mesh)) {
+    return true;
+  }
   if (terrain(a) || terrain(b)) return terrain(a) ? touches_terrain(b) : touches_terrain(a);
   return !(a == ShapeType::halfspace && b == ShapeType::halfspace);
 }
@@ -625,7 +630,7 @@ SignedDistance smoothed_pair(const Shape& a, const Pose& X_WA, const Shape& b, c
 SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const Shape& b,
                                        const Pose& X_WB) {
   using enum ShapeType;
-  if (is_terrain(a) || is_terrain(b)) return compute_terrain_distance(a, X_WA, b, X_WB);
+  if (is_terrain_pair(a, b)) return compute_terrain_distance(a, X_WA, b, X_WB);
   if (a.smoothing_radius > 0.0 || b.smoothing_radius > 0.0) return smoothed_pair(a, X_WA, b, X_WB);
   if (a.type == sphere && b.type == sphere) return sphere_sphere(a, X_WA, b, X_WB);
   if (a.type == halfspace && b.type == sphere) return halfspace_sphere(a, X_WA, b, X_WB);
@@ -651,8 +656,13 @@ SignedDistance compute_signed_distance(const Shape& a, const Pose& X_WA, const S
   if ((a.type == cylinder || a.type == cone) && b.type == halfspace) {
     return swapped(halfspace_round_prism(b, X_WB, a, X_WA));
   }
-  if (a.type == halfspace && b.type == convex) return halfspace_convex(a, X_WA, b, X_WB);
-  if (a.type == convex && b.type == halfspace) return swapped(halfspace_convex(b, X_WB, a, X_WA));
+  // A mesh on a half-space: its hull's (prepared by the loader for a mesh on a moving body).
+  if (a.type == halfspace && (b.type == convex || b.type == mesh)) {
+    return halfspace_convex(a, X_WA, b, X_WB);
+  }
+  if ((a.type == convex || a.type == mesh) && b.type == halfspace) {
+    return swapped(halfspace_convex(b, X_WB, a, X_WA));
+  }
   if (a.type == box && b.type == box) return box_box(a, X_WA, b, X_WB);
   if (a.type == halfspace || b.type == halfspace) {
     throw NotSupportedError("signed distance: two half-spaces have no distance");

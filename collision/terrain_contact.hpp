@@ -55,6 +55,14 @@ inline bool is_terrain(const Shape& shape) {
   return shape.type == ShapeType::mesh || shape.type == ShapeType::heightmap;
 }
 
+// Whether a pair's points come from the surface walk: a terrain shape with a partner that touches
+// terrain. A mesh on a moving body meets a half-space with its vertices' hull instead (Shape::hull,
+// in S), like a convex hull.
+inline bool is_terrain_pair(const Shape& a, const Shape& b) {
+  return (is_terrain(a) || is_terrain(b)) && a.type != ShapeType::halfspace &&
+         b.type != ShapeType::halfspace;
+}
+
 // The shapes that may touch a terrain shape: a ball (its centre, grown by its radius), a capsule
 // (its two segment ends, grown), a box (its corners, grown by its smoothing radius) and a convex
 // hull (its vertices).

@@ -67,6 +67,14 @@ struct TriangleSurface {
 
   // The size of the surface: the diagonal of its bounds, m.
   double size() const { return (max_S - min_S).norm(); }
+
+  // Whether every edge has a neighbour: the surface bounds a solid (a mesh that gives a body its
+  // mass).
+  bool is_closed() const {
+    return std::all_of(creases.begin(), creases.end(), [](const std::array<Crease, 3>& c) {
+      return c[0] != Crease::boundary && c[1] != Crease::boundary && c[2] != Crease::boundary;
+    });
+  }
 };
 
 // A surface of the triangles (indices into `vertices_S`, counter-clockwise seen from outside).

@@ -321,7 +321,7 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
 
 void ContactHandler::add_manifold_contacts(int a, int b, std::span<const Pose> X_WS,
                                            std::span<const BodyKinematics> bodies) {
-  if (manifold_geometry_[a] == kTerrain || manifold_geometry_[b] == kTerrain) {
+  if (is_terrain_pair(model_.shapes[a], model_.shapes[b])) {
     add_terrain_contacts(a, b, X_WS, bodies);
     return;
   }

@@ -81,12 +81,14 @@ class ContactHandler {
   void index_contacts();
   // Each point's count of points of the same shape pair.
   void count_shape_pair_points();
-  // Whether shapes a and b have manifolds in this model: a terrain shape with any other, else per
-  // contact.points and their geometry.
+  // Whether shapes a and b have manifolds in this model: a terrain shape with any other but a
+  // half-space, else per contact.points and their geometry (a mesh on a half-space as a hull).
   bool is_manifold_pair(int a, int b) const {
-    if (manifold_geometry_[a] == kTerrain || manifold_geometry_[b] == kTerrain) return true;
     const bool half_a = model_.shapes[a].type == ShapeType::halfspace;
     const bool half_b = model_.shapes[b].type == ShapeType::halfspace;
+    if (manifold_geometry_[a] == kTerrain || manifold_geometry_[b] == kTerrain) {
+      return !(half_a || half_b) || model_.contact.points == ContactPoints::manifold;
+    }
     if (manifold_geometry_[a] == kRoundFlats || manifold_geometry_[b] == kRoundFlats) {
       return half_a || half_b;  // a cylinder or cone has its rims' points on a half-space only
     }

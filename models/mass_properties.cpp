@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "collision/convex_hull.hpp"
+#include "collision/triangle_surface.hpp"
 
 namespace hybridsim {
 namespace {
@@ -38,6 +39,19 @@ FrustumIntegrals integrate_frustum(const Shape& cone) {
   return f;
 }
 
+// A closed mesh's volume integrals about S's origin.
+HullVolumeIntegrals closed_mesh_integrals(const Shape& mesh) {
+  return integrate_closed_surface_volume(mesh.surface->vertices_S, mesh.surface->triangles);
+}
+
+// The inertia about the centroid of a solid of this mass from its integrals about S's origin
+// (parallel axes).
+Mat3 inertia_about_centroid(const HullVolumeIntegrals& solid, double mass) {
+  const Vec3 c = solid.first_moment_S / solid.volume;
+  return mass / solid.volume * solid.unit_density_inertia_S -
+         mass * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
+}
+
 }  // namespace
 
 double compute_shape_volume(const Shape& shape) {
@@ -57,8 +71,9 @@ double compute_shape_volume(const Shape& shape) {
       return 4.0 / 3.0 * std::numbers::pi * shape.radii.prod();
     case ShapeType::convex:
       return integrate_hull_volume(*shape.hull).volume;
+    case ShapeType::mesh:  // a closed mesh bounds a solid; an open one has no volume
+      return shape.surface->is_closed() ? closed_mesh_integrals(shape).volume : 0.0;
     case ShapeType::halfspace:
-    case ShapeType::mesh:  // terrain: fixed bodies only, no mass
     case ShapeType::heightmap:
       return 0.0;
   }
@@ -69,6 +84,10 @@ Vec3 compute_shape_centroid_S(const Shape& shape) {
   if (shape.type == ShapeType::convex) {
     const HullVolumeIntegrals hull = integrate_hull_volume(*shape.hull);
     return hull.first_moment_S / hull.volume;  // zero to rounding: hulls are built centred
+  }
+  if (shape.type == ShapeType::mesh && shape.surface->is_closed()) {
+    const HullVolumeIntegrals mesh = closed_mesh_integrals(shape);
+    return mesh.first_moment_S / mesh.volume;
   }
   if (shape.type != ShapeType::cone) return Vec3::Zero();
   const FrustumIntegrals f = integrate_frustum(shape);
@@ -117,15 +136,12 @@ Mat3 compute_shape_inertia(const Shape& shape, double mass) {
       const Vec3 a2 = shape.radii.cwiseAbs2();
       return Vec3(a2.y() + a2.z(), a2.x() + a2.z(), a2.x() + a2.y()).asDiagonal() * (mass / 5.0);
     }
-    case ShapeType::convex: {
-      // Per unit density about S's origin, shifted to the centroid (parallel axes).
-      const HullVolumeIntegrals hull = integrate_hull_volume(*shape.hull);
-      const Vec3 c = hull.first_moment_S / hull.volume;
-      return mass / hull.volume * hull.unit_density_inertia_S -
-             mass * (c.squaredNorm() * Mat3::Identity() - c * c.transpose());
-    }
-    case ShapeType::halfspace:
+    case ShapeType::convex:
+      return inertia_about_centroid(integrate_hull_volume(*shape.hull), mass);
     case ShapeType::mesh:
+      if (!shape.surface->is_closed()) return Mat3::Zero();
+      return inertia_about_centroid(closed_mesh_integrals(shape), mass);
+    case ShapeType::halfspace:
     case ShapeType::heightmap:
       return Mat3::Zero();
   }

@@ -158,6 +158,31 @@ Vec3 read_convex_hull(MapReader& reader, Shape& shape) {
   }
 }
 
+// A mesh on a moving body: a closed one must face outwards (it gives the body its volume); its
+// vertices' hull, in S, is what meets a half-space (a plane touches a solid only at its hull).
+void prepare_moving_mesh(MapReader& reader, Shape& shape) {
+  const TriangleSurface& surface = *shape.surface;
+  const std::string key = reader.has("mesh") ? "mesh" : "vertices";
+  if (surface.is_closed() && !(compute_shape_volume(shape) > 0.0)) {
+    reader.fail(key,
+                "the closed mesh's triangles face inwards (its volume is negative): list each "
+                "counter-clockwise seen from outside");
+  }
+  try {
+    BuiltConvexHull built = build_convex_hull(surface.vertices_S);
+    ConvexHull& hull = built.hull;
+    hull.bounding_radius = 0.0;
+    for (Vec3& v : hull.vertices_S) {
+      v += built.centroid_input;  // back in S: the mesh's frame, not the hull's centroid
+      hull.bounding_radius = std::max(hull.bounding_radius, v.norm());
+    }
+    if (!reader.has("contact_sphere_radius")) shape.contact_sphere_radius = 0.5 * hull.thickness;
+    shape.hull = std::make_shared<const ConvexHull>(std::move(hull));
+  } catch (const InputError& error) {  // a flat mesh: no solid to rest on a plane
+    reader.fail(key, fmt::format("a mesh on a moving body needs a solid hull: {}", error.what()));
+  }
+}
+
 // The path of a file a scene names, relative to the scene file.
 std::string scene_relative_path(MapReader& reader, const std::string& file) {
   const std::filesystem::path scene_dir = std::filesystem::path(reader.source().file).parent_path();
@@ -546,12 +571,12 @@ void read_bodies(MapReader& root, Model& model) {
         shape_reader.fail("name", "duplicate shape name");
       }
       read_shape(shape_reader, shape, model);
-      if ((shape.type == ShapeType::halfspace || shape.type == ShapeType::mesh ||
-           shape.type == ShapeType::heightmap) &&
+      if ((shape.type == ShapeType::halfspace || shape.type == ShapeType::heightmap) &&
           !body.fixed) {
         shape_reader.fail(
             "type", fmt::format("a {} belongs to a fixed body", shape_reader.string("type", "")));
       }
+      if (shape.type == ShapeType::mesh && !body.fixed) prepare_moving_mesh(shape_reader, shape);
       shape_reader.reject_unknown_keys();
       body_shapes.push_back(shape);
     }
