@@ -147,7 +147,7 @@ ContactForce compute_contact_force(const ContactLawParameters& law, double dampi
   // the normal part; Modia3D's merged form opposes the whole relative rotation with mu_r.
   if (f_press > 0.0 && (law.rolling_resistance > 0.0 || law.torsional_friction > 0.0)) {
     const Vec3& w_rel = kinematics.w_rel_W;
-    const double lever = law.r_geo * f_press;
+    const double lever = compute_rolling_lever(law) * f_press;
     if (law.merged_rolling_torque) {
       result.tau_B_W -=
           law.rolling_resistance * lever * w_rel / regularize_speed(w_rel.norm(), law.w_small);

@@ -56,6 +56,7 @@ struct ContactLawParameters {
   bool clamp = true;                // f_n >= 0
   FrictionParameters friction;      // tangential friction law and its coefficients
   double rolling_resistance = 0.0;  // mu_r, dimensionless (torque = mu_r * r_geo * f_n)
+  double rolling_lever = 0.0;       // m: the rolling torque's lever instead of r_geo (0: r_geo)
   double torsional_friction = 0.0;  // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n)
   double torsional_patch_radius = 0.0;    // m, a: spin lever (3 pi / 16) a instead of r_geo
   double torsional_surface_radius = 0.0;  // m, R: a = sqrt(R delta) (when no patch radius)
@@ -158,6 +159,12 @@ double compute_elastic_energy(const ContactLawParameters& law, double penetratio
 // (3 pi / 16) a over a pressure patch of radius a (the mean lever of a Hertzian pressure
 // distribution, Gazebo's torsional friction) with a given or a = sqrt(R delta).
 double compute_spin_lever(const ContactLawParameters& law, double penetration);
+
+// The lever of the rolling torque, which is rolling_resistance * lever * f_n: r_geo, or the
+// contact material's rolling_lever.
+inline double compute_rolling_lever(const ContactLawParameters& law) {
+  return law.rolling_lever > 0.0 ? law.rolling_lever : law.r_geo;
+}
 
 // The force and torque of one contact. `damping` is d_res, fixed at contact start.
 ContactForce compute_contact_force(const ContactLawParameters& law, double damping,

@@ -46,6 +46,9 @@ struct ContactMaterial {
   bool clamp = true;            // clamp the normal force at f_n >= 0 (no pull); false: unclamped
   FrictionParameters friction;  // tangential friction law and its coefficients
   double rolling_resistance = 0.0;  // mu_r, dimensionless (torque = mu_r * r_geo * f_n, N m)
+  // m: the rolling torque's lever instead of r_geo, mu_r * rolling_lever * f_n (MuJoCo's rolling
+  // friction, a length: mu_r = 1 and the lever its value); 0 keeps r_geo.
+  double rolling_lever = 0.0;
   double torsional_friction = 0.0;  // mu_tor, dimensionless (torque = mu_tor * r_geo * f_n, N m)
   // Gazebo's torsional friction (Gazebo's ODE contact): torque (3 pi / 16) a mu_tor f_n over a
   // contact patch of radius a, given (patch_radius) or Hertz's sqrt(R delta) of a surface radius

@@ -116,6 +116,7 @@ ContactLawParameters resolve_contact_law(const Model& model, int shape_a, int sh
   law.clamp = cm.clamp;
   law.friction = cm.friction;
   law.rolling_resistance = cm.rolling_resistance;
+  law.rolling_lever = cm.rolling_lever;
   law.torsional_friction = cm.torsional_friction;
   law.torsional_patch_radius = cm.torsional_patch_radius;
   law.torsional_surface_radius = cm.torsional_surface_radius;

@@ -189,6 +189,7 @@ void read_contact_materials(MapReader& root, Model& model) {
     cm.clamp = reader.boolean("clamp", true);
     cm.friction = read_friction(reader);
     cm.rolling_resistance = reader.non_negative("rolling_resistance", 0.0);
+    cm.rolling_lever = reader.non_negative("rolling_lever", 0.0);
     cm.torsional_friction = reader.non_negative("torsional_friction", 0.0);
     cm.torsional_patch_radius = reader.non_negative("torsional_patch_radius", 0.0);
     cm.torsional_surface_radius = reader.non_negative("torsional_surface_radius", 0.0);
@@ -273,6 +274,7 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
       std::max(A.friction.stiction_tolerance, B.friction.stiction_tolerance);
   cm.friction.slip_compliance = A.friction.slip_compliance + B.friction.slip_compliance;
   cm.rolling_resistance = mean(A.rolling_resistance, B.rolling_resistance);
+  cm.rolling_lever = std::max(A.rolling_lever, B.rolling_lever);  // as the patch below
   cm.torsional_friction = mean(A.torsional_friction, B.torsional_friction);
   // Gazebo's rules: the larger patch, the surfaces' curvatures added.
   cm.torsional_patch_radius = std::max(A.torsional_patch_radius, B.torsional_patch_radius);

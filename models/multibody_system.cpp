@@ -234,7 +234,7 @@ MultibodySystem::ContactTerms MultibodySystem::compute_contact_terms(const Conta
     patch->static_limit += pair.law.friction.mu_static * f_press;
     patch->spin_limit +=
         pair.law.torsional_friction * compute_spin_lever(pair.law, contact.penetration) * f_press;
-    patch->roll_limit += pair.law.rolling_resistance * pair.law.r_geo * f_press;
+    patch->roll_limit += pair.law.rolling_resistance * compute_rolling_lever(pair.law) * f_press;
     patch->point_sum_W += p_WC;
     patch->normal_sum_W += patch_sign * n;
     // The point lies half the penetration inside each surface: nearer each centre by that much.

@@ -94,6 +94,8 @@ constexpr SceneKey kSceneKeys[] = {
     {"contact_materials[]", "friction", "map", "regularised Coulomb, μ 0", "the tangential law"},
     {"contact_materials[]", "rolling_resistance", "number", "0",
      "μ_r: torque μ_r r_geo f_n against rolling"},
+    {"contact_materials[]", "rolling_lever", "number, m", "0",
+     "the rolling torque's lever instead of r_geo: μ_r lever f_n (MuJoCo's rolling friction)"},
     {"contact_materials[]", "torsional_friction", "number", "0",
      "μ_tor: torque μ_tor r_geo f_n against spin"},
     {"contact_materials[]", "torsional_patch_radius", "number, m", "0",

@@ -108,6 +108,7 @@ json contact_material_json(const ContactMaterial& cm) {
   }
   c["friction"] = friction;
   if (cm.rolling_resistance > 0.0) c["rolling_resistance"] = cm.rolling_resistance;
+  if (cm.rolling_lever > 0.0) c["rolling_lever"] = cm.rolling_lever;
   if (cm.torsional_friction > 0.0) c["torsional_friction"] = cm.torsional_friction;
   if (cm.torsional_patch_radius > 0.0) c["torsional_patch_radius"] = cm.torsional_patch_radius;
   if (cm.torsional_surface_radius > 0.0) {

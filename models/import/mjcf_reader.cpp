@@ -25,11 +25,15 @@ struct CollisionBits {
   auto operator<=>(const CollisionBits&) const = default;
 };
 
-// A generated material: the density of the mass properties and the sliding friction of the
-// contact laws, which MuJoCo states per geom.
+// A generated material: the density of the mass properties and the friction of the contact laws,
+// which MuJoCo states per geom: its three coefficients (MuJoCo's defaults) and the contact's
+// dimensionality condim (1 frictionless, 3 sliding, 4 and spin, 6 and rolling).
 struct GeomMaterial {
   double density = 1000.0;
   double sliding_friction = 1.0;
+  double torsional_friction = 0.005;  // m: spin torque torsional_friction * f_n
+  double rolling_friction = 0.0001;   // m: rolling torque rolling_friction * f_n
+  int condim = 3;
   auto operator<=>(const GeomMaterial&) const = default;
 };
 
@@ -495,16 +499,24 @@ class MjcfReader {
         document_.fail(e, "friction: 'sliding torsional rolling', sliding >= 0");
       }
       material.sliding_friction = f[0];
+      if (f.size() > 1) material.torsional_friction = f[1];
+      if (f.size() > 2) material.rolling_friction = f[2];
+      if (!(material.torsional_friction >= 0.0) || !(material.rolling_friction >= 0.0)) {
+        document_.fail(e, "friction: 'sliding torsional rolling', each >= 0");
+      }
+    }
+    if (geom.has("condim")) {
+      const double condim = value(geom, "condim", 3.0);
+      if (condim != 1.0 && condim != 3.0 && condim != 4.0 && condim != 6.0) {
+        document_.fail(e, "condim: 1, 3, 4 or 6");
+      }
+      material.condim = static_cast<int>(condim);
     }
     shape["material"] = material_name(material);
     if (collides) read_contact_filter(geom, shape);
     for (const auto& [key, text] : geom.attributes) {
-      if (key == "condim" && text != "3") {
-        warn(e,
-             "condim other than 3 is not mapped yet: the contact has sliding friction only "
-             "(set the geom's sliding friction to 0 for a frictionless one)");
-      } else if (key == "solref" || key == "solimp" || key == "margin" || key == "gap" ||
-                 key == "priority" || key == "solmix") {
+      if (key == "solref" || key == "solimp" || key == "margin" || key == "gap" ||
+          key == "priority" || key == "solmix") {
         warn(e, fmt::format("attribute '{}' is not modelled: contacts follow hybridsim's elastic "
                             "law",
                             key));
@@ -565,9 +577,10 @@ class MjcfReader {
     if (!filter_line_) filter_line_ = geom.element;
   }
 
-  // Materials and the contact law of every pair of them: sliding friction by MuJoCo's rule for
-  // geoms of equal priority (the larger), no rebound (MuJoCo's default contact is critically
-  // damped, solref 0.02 1). Collision groups only when a geom sets contype or conaffinity.
+  // Materials and the contact law of every pair of them: the friction coefficients and condim by
+  // MuJoCo's rule for geoms of equal priority (the larger of each), no rebound (MuJoCo's default
+  // contact is critically damped, solref 0.02 1). Collision groups only when a geom sets contype
+  // or conaffinity.
   void write_materials() {
     for (const auto& [material, name] : material_list_) {
       YAML::Node node;
@@ -584,12 +597,7 @@ class MjcfReader {
         pair["pair"].push_back(ordered[j].second);
         pair["pair"].SetStyle(YAML::EmitterStyle::Flow);
         pair["restitution"] = 0;
-        YAML::Node friction;
-        friction["model"] = "regularized_coulomb";
-        friction["mu_kinetic"] = number_node(
-            std::max(ordered[i].first.sliding_friction, ordered[j].first.sliding_friction));
-        friction["cone"] = elliptic_cone_;
-        pair["friction"] = friction;
+        write_friction(ordered[i].first, ordered[j].first, pair);
         tree_["contact_materials"].push_back(pair);
       }
     }
@@ -614,6 +622,30 @@ class MjcfReader {
           return;
         }
       }
+    }
+  }
+
+  // A pair's friction from MuJoCo's condim: sliding from 3 on, spin torque from 4, rolling torque
+  // at 6, each coefficient the larger of the two geoms'. MuJoCo's spin and rolling coefficients
+  // are lengths (torque = coefficient x normal force): the spin's is Gazebo's patch lever
+  // (3 pi / 16) a with mu_tor = 1, the rolling's hybridsim's rolling_lever with mu_r = 1.
+  void write_friction(const GeomMaterial& a, const GeomMaterial& b, YAML::Node& pair) const {
+    const int condim = std::max(a.condim, b.condim);
+    YAML::Node friction;
+    friction["model"] = "regularized_coulomb";
+    friction["mu_kinetic"] =
+        number_node(condim == 1 ? 0.0 : std::max(a.sliding_friction, b.sliding_friction));
+    friction["cone"] = elliptic_cone_;
+    pair["friction"] = friction;
+    const double spin = std::max(a.torsional_friction, b.torsional_friction);
+    if (condim >= 4 && spin > 0.0) {
+      pair["torsional_friction"] = 1;
+      pair["torsional_patch_radius"] = number_node(16.0 * spin / (3.0 * std::numbers::pi));
+    }
+    const double rolling = std::max(a.rolling_friction, b.rolling_friction);
+    if (condim == 6 && rolling > 0.0) {
+      pair["rolling_resistance"] = 1;
+      pair["rolling_lever"] = number_node(rolling);
     }
   }
 

@@ -200,6 +200,7 @@ ModelBuilder& ModelBuilder::contact_material(const ContactMaterial& pair) {
   node["clamp"] = pair.clamp;
   if (pair.friction.model != FrictionModel::none) node["friction"] = friction_node(pair.friction);
   node["rolling_resistance"] = pair.rolling_resistance;
+  if (pair.rolling_lever > 0.0) node["rolling_lever"] = pair.rolling_lever;
   node["torsional_friction"] = pair.torsional_friction;
   if (pair.torsional_patch_radius > 0.0) {
     node["torsional_patch_radius"] = pair.torsional_patch_radius;

@@ -4,8 +4,11 @@
 // bob's period, a box at rest on the floor.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+
+#include <fmt/format.h>
 
 #include "core/errors.hpp"
 #include "import_test_support.hpp"
@@ -173,6 +176,75 @@ TEST_CASE("MJCF friction: the larger sliding coefficient of a pair, the cone by 
   CHECK(imported == 6);  // three materials, every pair
 }
 
+// A steel ball (r = 0.1 m, MJCF density 7850) on the plane, both geoms with `geom_keys`, started
+// at its Hertz depth under its weight (each body is named "ball" for the overrides).
+Model ball_on_plane(const std::string& geom_keys, const std::vector<std::string>& overrides) {
+  const double r = 0.1;
+  const double mass = 7850.0 * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+  // The palette's steel for imported shapes: E* = E / (2 (1 - nu^2)), r_geo = r on a plane.
+  const double E_star = 2.0e11 / (2.0 * (1.0 - 0.3 * 0.3));
+  const double depth = std::pow(mass * 9.81 / (4.0 / 3.0 * E_star * std::sqrt(r)), 2.0 / 3.0);
+  const std::string text = fmt::format(R"(<mujoco><worldbody>
+    <geom type="plane" size="0 0 1" {0}/>
+    <body name="ball" pos="0 0 {1:.17g}"><freejoint/><geom size="0.1" density="7850" {0}/></body>
+  </worldbody></mujoco>)",
+                                       geom_keys, r - depth);
+  std::vector<std::string> all = {"simulation.rtol=1e-10", "simulation.atol=1e-12",
+                                  "simulation.output_interval=0.05"};
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  return load_scene_text(text, "ball_on_plane.xml", all);
+}
+
+TEST_CASE("MJCF condim 4: the spin slows at mu_t m g / I, mu_t the torsional coefficient (m)") {
+  // MuJoCo's torsional friction is a length: spin torque mu_t f_n. A ball spinning at w0 about
+  // the normal on a plane slows at alpha = mu_t m g / (2 m r^2 / 5) until it stops; with condim 3
+  // (MuJoCo's default) nothing slows it. Above w_small (0.01 rad/s) the law is exact: 1e-9.
+  const double r = 0.1, mu_t = 0.02, w0 = 20.0;
+  const double alpha = mu_t * 9.81 / (0.4 * r * r);
+  for (const int condim : {3, 4}) {
+    CAPTURE(condim);
+    const Model model =
+        ball_on_plane(fmt::format("condim='{}' friction='0.5 {} 0'", condim, mu_t),
+                      {"bodies.ball.angular_velocity=[0, 0, 20]", "simulation.stop_time=0.35"});
+    const auto run = testing::run_scene(model);
+    REQUIRE(run->result.status == SimulationStatus::ok);
+    const int ball = model.bodies[1].state_offset;
+    for (std::size_t i = 1; i < run->recorder.output_times.size(); ++i) {
+      const double t = run->recorder.output_times[i];
+      const double w = run->recorder.output_states[i][ball + 12];
+      CAPTURE(t);
+      CHECK(w == testing::relative(condim == 4 ? w0 - alpha * t : w0, 1e-9));
+    }
+  }
+}
+
+TEST_CASE("MJCF condim 6: rolling friction (m) slows a rolling ball at 5 mu_r g / (7 r)") {
+  // MuJoCo's rolling friction is a length: rolling torque mu_r f_n. A ball rolling at v0 slows at
+  // a = mu_r g / (r (1 + I / (m r^2))) = 5 mu_r g / (7 r), friction keeping it rolling (a creep
+  // slip of about 1e-4 m/s, steady while the ball slows, so that it does not change a). Measured
+  // between 0.2 s (the creep settled) and 1 s. The friction acts at the contact point, half the
+  // Hertz depth (3.6e-6 m) inside the ball: with that lever rho, a = mu_r g rho / (r (I / m +
+  // rho^2)) is larger by (3/7)(delta / 2r) = 7.8e-6 (measured 6.4e-6); 2e-5 bounds it.
+  const double r = 0.1, mu_r = 0.002, v0 = 1.0;
+  const double a = 5.0 * mu_r * 9.81 / (7.0 * r);
+  const Model model = ball_on_plane(
+      fmt::format("condim='6' friction='0.5 0 {}'", mu_r),
+      {fmt::format("bodies.ball.linear_velocity=[{}, 0, 0]", v0),
+       fmt::format("bodies.ball.angular_velocity=[0, {}, 0]", v0 / r), "simulation.stop_time=1.0"});
+  const auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const int ball = model.bodies[1].state_offset;
+  const auto velocity_at = [&](double t) {
+    const auto& times = run->recorder.output_times;
+    const auto i = static_cast<std::size_t>(
+        std::find_if(times.begin(), times.end(), [t](double s) { return s > t - 1e-9; }) -
+        times.begin());
+    REQUIRE(i < times.size());
+    return run->recorder.output_states[i][ball + 7];
+  };
+  CHECK(velocity_at(0.2) - velocity_at(1.0) == testing::relative(a * 0.8, 2e-5));
+}
+
 std::string mjcf_error(const std::string& text) {
   try {
     (void)convert_scene_text(text, "bad.xml");
@@ -208,6 +280,13 @@ TEST_CASE("MJCF bad input: outside the subset, bad mass, missing mesh: file, lin
   CHECK(mjcf_error("<mujoco><worldbody><body><freejoint/>\n<geom size='1 x'/></body>"
                    "</worldbody></mujoco>")
             .find("bad.xml:2: <geom>: attribute size='1 x': 'x' is not a finite number") !=
+        std::string::npos);
+  CHECK(mjcf_error("<mujoco><worldbody><body><freejoint/>\n<geom size='1' condim='2'/></body>"
+                   "</worldbody></mujoco>")
+            .find("bad.xml:2: <geom>: condim: 1, 3, 4 or 6") != std::string::npos);
+  CHECK(mjcf_error("<mujoco><worldbody><body><freejoint/>\n<geom size='1' friction='1 -1'/>"
+                   "</body></worldbody></mujoco>")
+            .find("bad.xml:2: <geom>: friction: 'sliding torsional rolling', each >= 0") !=
         std::string::npos);
   // Warned, not dropped: an actuator, with its line.
   const ConvertedScene warned = convert_scene_text(
