@@ -351,13 +351,37 @@ void apply_penetration_allowance(Model& model) {
   const double g = model.gravity_W.norm() > 0.0 ? model.gravity_W.norm() : 9.81;
   const double stiffness = mass * g / allowance;       // the pair's, two geometries in series
   const double time_scale = std::sqrt(allowance / g);  // 1 / omega, omega = sqrt(k / m)
-  for (Material& material : model.materials) {
+  // Whether it fills a value that a shape in contact could use.
+  std::vector<char> touching(model.materials.size(), 0);
+  for (const Shape& shape : model.shapes) {
+    if (shape.collision) touching[static_cast<std::size_t>(shape.contact_material)] = 1;
+  }
+  bool filled = false;
+  for (std::size_t m = 0; m < model.materials.size(); ++m) {
+    Material& material = model.materials[m];
+    const bool missing = std::isnan(material.hunt_crossley_stiffness) ||
+                         std::isnan(material.hunt_crossley_dissipation);
+    filled = filled || (missing && touching[m] != 0);
     if (std::isnan(material.hunt_crossley_stiffness)) {
       material.hunt_crossley_stiffness = 2.0 * stiffness;
     }
     if (std::isnan(material.hunt_crossley_dissipation)) {
       material.hunt_crossley_dissipation = time_scale / allowance;  // damping ratio 1
     }
+  }
+  // The allowance sets Hunt-Crossley parameters only: said when no pair has that law or every
+  // material gives its own (Drake applies it to point contact; here the law must ask for it).
+  const bool hunt_crossley = std::any_of(
+      model.contact_materials.begin(), model.contact_materials.end(),
+      [](const ContactMaterial& cm) { return cm.normal_law == NormalLaw::hunt_crossley; });
+  if (!filled || !hunt_crossley) {
+    model.warnings.push_back(
+        {"unused_penetration_allowance",
+         fmt::format("{}: key 'contact.penetration_allowance' = {:g} m has no effect: {}",
+                     model.source, allowance,
+                     filled ? "no contact material uses the hunt_crossley law, the only one it sets"
+                            : "every material of a shape in contact gives its own Hunt-Crossley "
+                              "stiffness and dissipation")});
   }
 }
 

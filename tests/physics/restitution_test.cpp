@@ -176,13 +176,44 @@ bodies:
   const double z_light = x[model.bodies[model.find_body("light")].state_offset + 2];
   CHECK(std::abs((0.1 - z_heavy) - delta) < 1e-9);
   CHECK(std::abs((0.05 - z_light) - delta / 8.0) < 1e-9);
+  CHECK(model.warnings.empty());
+}
+
+TEST_CASE("penetration allowance: a warning where it sets nothing a contact uses") {
+  // It sets Hunt-Crossley stiffness and dissipation: unused under the elastic law, and where
+  // every material gives its own.
+  const auto warnings_of = [](const std::string& pair_keys, const std::string& material_keys) {
+    return load_scene_text(fmt::format(R"(
+contact: {{penetration_allowance: 1.0e-3}}
+materials: {{Rubber: {{density: 1100, youngs_modulus: 1.0e7, poisson_ratio: 0.45{}}}}}
+contact_materials:
+  - {{pair: [Rubber, Rubber]{}, friction: {{model: none}}}}
+bodies:
+  - {{name: ground, fixed: true, shapes: [{{type: halfspace, material: Rubber}}]}}
+  - {{name: ball, position: [0, 0, 0.1], shapes: [{{type: sphere, radius: 0.1, material: Rubber}}]}}
+)",
+                                       material_keys, pair_keys),
+                           "allowance.yaml")
+        .warnings;
+  };
+  const auto elastic = warnings_of("", "");
+  REQUIRE(elastic.size() == 1);
+  CHECK(elastic[0].kind == "unused_penetration_allowance");
+  CHECK(elastic[0].message.find("key 'contact.penetration_allowance' = 0.001 m has no effect: no "
+                                "contact material uses the hunt_crossley law") !=
+        std::string::npos);
+  const auto own = warnings_of(", normal_law: hunt_crossley",
+                               ", hunt_crossley_stiffness: 1.0e6, hunt_crossley_dissipation: 0.2");
+  REQUIRE(own.size() == 1);
+  CHECK(own[0].message.find("every material of a shape in contact gives its own") != std::string::npos);
+  CHECK(warnings_of(", normal_law: hunt_crossley", "").empty());
 }
 
 TEST_CASE("linear law: restitution of the Kelvin-Voigt contact, with and without the clamp") {
-  // m delta'' = -kp delta - kd delta': with zeta = kd / (2 sqrt(kp m)), w_d = w_n sqrt(1 - zeta^2),
-  // unclamped the contact ends at delta = 0 after pi / w_d with e = exp(-zeta pi / sqrt(1-zeta^2));
-  // clamped it ends when the force vanishes, at tan(w_d t) = -2 zeta sqrt(1-zeta^2)/(1-2 zeta^2),
-  // leaving at the speed delta'(t) then.
+  // m delta'' = -kp delta - kd delta': with zeta = kd / (2 sqrt(kp m)), w_d = w_n sqrt(1 -
+  // zeta^2), unclamped the contact ends at delta = 0 after pi / w_d with e = exp(-zeta pi /
+  // sqrt(1-zeta^2)); clamped it ends when the force vanishes, at tan(w_d t) = -2 zeta
+  // sqrt(1-zeta^2)/(1-2 zeta^2), leaving at the speed delta'(t) then.
   const double mass = 8000.0 * 4.0 / 3.0 * std::numbers::pi * 1e-3;
   const double kp = 1e7, kd = 2e3, speed = 1.0;
   const double wn = std::sqrt(kp / mass), zeta = kd / (2.0 * std::sqrt(kp * mass));
