@@ -183,10 +183,11 @@ class SdfReader {
     for (uint64_t i = 0; i < model.JointCount(); ++i) {
       read_joint(*model.JointByIndex(i), prefix, X_WM);
     }
-    read_sdf_model_plugins(model.Element(), prefix, body_names_, tree_, context_);
     for (uint64_t i = 0; i < model.ModelCount(); ++i) {
       read_model(*model.ModelByIndex(i), prefix, X_WM);
     }
+    // After the nested models: a plugin may name their links and joints ("inner::wheel").
+    read_sdf_model_plugins(model.Element(), prefix, body_names_, tree_, context_);
   }
 
   void read_link(const sdf::Link& link, const std::string& name, bool fixed,

@@ -98,6 +98,25 @@ std::string plugin_error(const std::string& plugin) {
   return "";
 }
 
+TEST_CASE("SDF plugins of an outer model name the links and joints of the models nested in it") {
+  // The cart nested in a rover; the rover's plugins name "cart::wheel" and "cart::axle", read
+  // after the nested models so that those names exist.
+  std::string world = plugin_world("");
+  world.replace(world.find("<model name='cart'>"), 19, "<model name='rover'><model name='cart'>");
+  world.replace(world.find("\n</model>\n</world>"), 19,
+                "</model>\n<plugin filename='libWheelSlipPlugin.so' name='s'><wheel "
+                "link_name='cart::wheel'><wheel_normal_force>5</wheel_normal_force></wheel>"
+                "</plugin><plugin filename='gz-sim-joint-controller-system' name='c'><joint_name>"
+                "cart::axle</joint_name><initial_velocity>-2</initial_velocity></plugin>\n"
+                "</model>\n</world>");
+  const Model model = load_scene_text(world, "nested.sdf");
+  REQUIRE(model.wheels.size() == 1);
+  CHECK(model.bodies[static_cast<std::size_t>(model.wheels[0].body)].name == "rover::cart::wheel");
+  const Joint& axle = model.joints[model.find_joint("rover::cart::axle")];
+  CHECK(axle.servo.mode == JointServo::Mode::velocity);
+  CHECK(axle.servo.ideal);
+}
+
 TEST_CASE("SDF plugins: wheels, servos, PID gains and unknown plugins, bad input with its line") {
   // A force-command joint controller is a proportional velocity servo; its i_gain is warned of.
   ConvertedScene converted = convert_scene_text(
