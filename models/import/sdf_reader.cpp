@@ -29,6 +29,7 @@
 #include <sdf/World.hh>
 
 #include "core/errors.hpp"
+#include "models/heightmap_reader.hpp"
 #include "models/import/sdf_plugins.hpp"
 #include "models/import/sdf_state.hpp"
 #include "models/import/sdf_surface.hpp"
@@ -337,7 +338,11 @@ class SdfReader {
     if (scale.x() != 1.0) shape["scale"] = number_node(scale.x());
   }
 
-  // A heightmap image with its extent, centred on the collision frame shifted by <pos>.
+  // A heightmap image with its extent, centred on the collision frame shifted by <pos>. Gazebo
+  // raises the image's brightest pixel to <size>'s z (HeightmapShape's scale: z over the largest
+  // gray level), where a scene's image raises the format's maximum gray: z grows by their ratio.
+  // Both put the image's top row at +y/2 (Gazebo's ODE heightfield: image row 0 at depth 0,
+  // turned +90 degrees about x).
   void add_heightmap(YAML::Node shape, const sdf::Heightmap& heightmap, const std::string& where,
                      ImportPose& X_LS) {
     std::string searched;
@@ -348,7 +353,13 @@ class SdfReader {
     }
     shape["type"] = "heightmap";
     shape["image"] = context_.scene_path(file);
-    shape["size"] = vec3_node(vec3_of(heightmap.Size()));
+    Vec3 size = vec3_of(heightmap.Size());
+    double brightest = 0.0;
+    for (const auto& row : read_gray_image(file)) {
+      for (const double level : row) brightest = std::max(brightest, level);
+    }
+    if (brightest > 0.0) size.z() /= brightest;
+    shape["size"] = vec3_node(size);
     X_LS.p += X_LS.q * vec3_of(heightmap.Position());
   }
 

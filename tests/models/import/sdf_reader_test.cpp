@@ -14,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cli_support.hpp"
+#include "collision/triangle_surface.hpp"
 #include "core/errors.hpp"
 #include "import_test_support.hpp"
 #include "models/scene_import.hpp"
@@ -292,6 +293,30 @@ TEST_CASE("SDF static geometry: a heightmap image with its offset, a mesh as tri
   CHECK((hills.X_BS.translation - Vec3(1.0, 0.0, 0.5)).norm() < 1e-15);
   const Shape& rock = model.shapes[ground.shapes[1]];
   CHECK(rock.type == ShapeType::mesh);
+  // Gazebo's orientation: the image's top row at +y/2 (gray 0, 1, 2 from -x to +x), its bottom
+  // row at -y/2 (2, 3, 4): the highest point, 1 m, at (+2, -2).
+  const TriangleSurface& surface = *hills.surface;
+  const auto height_at = [&](double x, double y) {
+    for (const Vec3& v : surface.vertices_S) {
+      if (std::abs(v.x() - x) < 1e-12 && std::abs(v.y() - y) < 1e-12) return v.z();
+    }
+    return kNaN;
+  };
+  CHECK(height_at(-2.0, 2.0) == 0.0);
+  CHECK(height_at(2.0, 2.0) == testing::relative(0.5, 1e-15));
+  CHECK(height_at(2.0, -2.0) == testing::relative(1.0, 1e-15));
+  // Gazebo raises the brightest pixel, not the format's maximum, to <size>'s z: levels 0..4 of
+  // 8 still reach 1 m.
+  std::ofstream(dir / "dim.pgm") << "P2\n3 3\n8\n0 1 2\n1 2 3\n2 3 4\n";
+  std::ofstream(dir / "dim.sdf") << sdf_world(
+      "<model name='ground'><static>true</static><link name='l'><collision name='hills'>"
+      "<geometry><heightmap><uri>dim.pgm</uri><size>4 4 1</size></heightmap></geometry>"
+      "</collision></link></model>"
+      "<model name='ball'><pose>0 0 3 0 0 0</pose><link name='l'><inertial><mass>1</mass>"
+      "<inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial></link></model>");
+  const Model dim = load_scene_file((dir / "dim.sdf").string());
+  const Shape& dim_hills = dim.shapes[dim.bodies[dim.find_body("ground")].shapes[0]];
+  CHECK(dim_hills.surface->max_S.z() == testing::relative(1.0, 1e-15));  // 0.5 without
   std::filesystem::remove_all(dir);
 }
 
