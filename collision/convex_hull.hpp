@@ -1,7 +1,8 @@
 // Convex hulls of point sets (design.md §6): the qhull adapter, the only file that includes
 // qhull's headers. It turns a vertex list (a scene's `vertices`, or a mesh file's points) into
 // core/model.hpp's ConvexHull: the corners, outward triangles, distinct face normals and edge
-// directions, centred on the centroid of its volume.
+// directions, centred on the centroid of its volume (the loader moves a mesh's hull back into the
+// mesh's frame).
 #pragma once
 
 #include <span>

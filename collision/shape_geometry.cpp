@@ -149,9 +149,10 @@ double compute_shape_thickness(const Shape& shape) {
       return 2.0 * shape.radii.minCoeff();
     case ShapeType::convex:
       return shape.hull->thickness;
+    case ShapeType::mesh:  // on a free body, its hull's (a bound for a convex mesh only)
+      return shape.hull ? shape.hull->thickness : kInfinity;
     case ShapeType::halfspace:
-    case ShapeType::mesh:  // its partner bounds the step (a mesh on a moving body may be thin)
-    case ShapeType::heightmap:
+    case ShapeType::heightmap:  // terrain: the moving partner bounds the step
       return kInfinity;
   }
   return kInfinity;

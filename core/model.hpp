@@ -68,7 +68,8 @@ struct ContactMaterial {
 // Geometry of a shape: a sphere (radius), a box (half_extents), a half-space (normal_S, offset;
 // fixed bodies only), a capsule (radius, length: a cylinder along S's z axis with hemispherical
 // caps), a cylinder, a cone or frustum, an ellipsoid, or a convex polyhedron (hull).
-// mesh and heightmap: triangle surfaces (terrain) on fixed bodies, collision/triangle_surface.hpp.
+// mesh and heightmap: triangle surfaces (terrain; a mesh also on a moving body),
+// collision/triangle_surface.hpp.
 enum class ShapeType {
   sphere,
   box,
@@ -88,7 +89,9 @@ const char* to_string(ShapeType type);
 struct TriangleSurface;  // collision/triangle_surface.hpp
 
 // A convex polyhedron, the hull of a point set (collision/convex_hull.hpp builds it), in the
-// shape frame S with its centroid (of volume) at S's origin. Constant once built; shapes share it.
+// shape frame S with its centroid (of volume) at S's origin; a mesh's hull on a free body (its
+// contact with a half-space) stays in the mesh's frame instead. Constant once built; shapes share
+// it.
 struct ConvexHull {
   std::vector<Vec3> vertices_S;  // the hull's vertices (corners only), m
   // Its boundary as triangles of indices into vertices_S, counter-clockwise seen from outside.

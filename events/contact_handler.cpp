@@ -20,11 +20,21 @@ double plane_strain_modulus(const Material& material) {
   return material.youngs_modulus / (1.0 - material.poisson_ratio * material.poisson_ratio);
 }
 
+// A shape's contact sphere radius against a partner: its own, but a mesh on a moving body meets a
+// half-space with its hull, whose radius is a hull's (half its smallest width) unless given.
+double contact_radius_against(const Shape& shape, const Shape& partner) {
+  if (shape.type == ShapeType::mesh && partner.type == ShapeType::halfspace && shape.hull &&
+      std::isinf(shape.contact_sphere_radius)) {
+    return 0.5 * shape.hull->thickness;
+  }
+  return shape.contact_sphere_radius;
+}
+
 // r_geo: the curved shape's radius against a flat one, else r1 r2 / (r1 + r2) (an infinite
 // radius, the half-space's, leaves the other).
 double combine_contact_radii(const Shape& a, const Shape& b) {
-  const double ra = a.contact_sphere_radius;
-  const double rb = b.contact_sphere_radius;
+  const double ra = contact_radius_against(a, b);
+  const double rb = contact_radius_against(b, a);
   if (a.flat != b.flat) return a.flat ? rb : ra;
   if (std::isinf(ra)) return rb;
   if (std::isinf(rb)) return ra;
@@ -567,7 +577,7 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
     case ManifoldKind::single:
       return point.slot == 0 && fa.kind == FeatureKind::shape && fb.kind == FeatureKind::shape;
     case ManifoldKind::terrain: {
-      if (is_terrain(a) == is_terrain(b)) return false;
+      if (is_terrain(a) == is_terrain(b) || !is_terrain_pair(a, b)) return false;
       const Shape& terrain = is_terrain(a) ? a : b;
       const Feature& on_terrain = is_terrain(a) ? fa : fb;
       const Feature& on_partner = is_terrain(a) ? fb : fa;
@@ -662,6 +672,9 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
     pair.validity_offset = v[13];
     const Shape& shape_a = model_.shapes[pair.shape_a];
     const Shape& shape_b = model_.shapes[pair.shape_b];
+    if (!model_.may_collide(pair.shape_a, pair.shape_b)) {
+      throw fail("names two shapes that never touch in this scene (another scene?)");
+    }
     const bool manifold = pair.reference.kind != ManifoldKind::single;
     if (manifold != is_manifold_pair(pair.shape_a, pair.shape_b) ||
         !fits_shapes(shape_a, shape_b, pair)) {

@@ -158,9 +158,10 @@ Vec3 read_convex_hull(MapReader& reader, Shape& shape) {
   }
 }
 
-// A mesh on a moving body: a closed one must face outwards (it gives the body its volume); its
-// vertices' hull, in S, is what meets a half-space (a plane touches a solid only at its hull).
-void prepare_moving_mesh(MapReader& reader, Shape& shape) {
+// A mesh on a moving body: a closed one must face outwards (it gives the body its volume); on a
+// free body that collides, its vertices' hull, in S, is what meets a half-space (a plane touches a
+// solid only at its hull; prescribed bodies meet free bodies only).
+void prepare_moving_mesh(MapReader& reader, Shape& shape, bool needs_hull) {
   const TriangleSurface& surface = *shape.surface;
   const std::string key = reader.has("mesh") ? "mesh" : "vertices";
   if (surface.is_closed() && !(compute_shape_volume(shape) > 0.0)) {
@@ -168,6 +169,7 @@ void prepare_moving_mesh(MapReader& reader, Shape& shape) {
                 "the closed mesh's triangles face inwards (its volume is negative): list each "
                 "counter-clockwise seen from outside");
   }
+  if (!needs_hull) return;
   try {
     BuiltConvexHull built = build_convex_hull(surface.vertices_S);
     ConvexHull& hull = built.hull;
@@ -176,9 +178,8 @@ void prepare_moving_mesh(MapReader& reader, Shape& shape) {
       v += built.centroid_input;  // back in S: the mesh's frame, not the hull's centroid
       hull.bounding_radius = std::max(hull.bounding_radius, v.norm());
     }
-    if (!reader.has("contact_sphere_radius")) shape.contact_sphere_radius = 0.5 * hull.thickness;
     shape.hull = std::make_shared<const ConvexHull>(std::move(hull));
-  } catch (const InputError& error) {  // a flat mesh: no solid to rest on a plane
+  } catch (const std::exception& error) {  // a flat mesh, or a qhull failure
     reader.fail(key, fmt::format("a mesh on a moving body needs a solid hull: {}", error.what()));
   }
 }
@@ -576,7 +577,9 @@ void read_bodies(MapReader& root, Model& model) {
         shape_reader.fail(
             "type", fmt::format("a {} belongs to a fixed body", shape_reader.string("type", "")));
       }
-      if (shape.type == ShapeType::mesh && !body.fixed) prepare_moving_mesh(shape_reader, shape);
+      if (shape.type == ShapeType::mesh && !body.fixed) {
+        prepare_moving_mesh(shape_reader, shape, !body.prescribed && shape.collision);
+      }
       shape_reader.reject_unknown_keys();
       body_shapes.push_back(shape);
     }

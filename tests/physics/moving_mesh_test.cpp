@@ -16,6 +16,7 @@
 
 #include "collision/contact_manifold.hpp"
 #include "core/errors.hpp"
+#include "events/contact_handler.hpp"
 #include "test_support.hpp"
 
 namespace hybridsim {
@@ -153,21 +154,27 @@ TEST_CASE("moving mesh: a box mesh rests on a plane on four hull corners, m g / 
   // As manifold_scenes_test's box: 0.2 x 0.16 x 0.1 m, turned 0.3 rad about z, started at the
   // depth where each corner carries m g / 4 (r_geo: half the hull's smallest width, 0.05 m, as a
   // box's): nothing moves, nothing happens. Each corner's force and depth within 1e-6 (the
-  // start's rounding), the height within 1e-12 m (the force balance's rounding).
-  const Vec3 h(0.1, 0.08, 0.05);
+  // start's rounding), the height within 1e-12 m (the force balance's rounding). The mesh sits off
+  // the body's origin by c (its hull's vertices stay in the mesh's frame): the body's origin is
+  // placed so that the box's centre lies at (0.3, -0.2, height), and each contact point lies under
+  // a corner of the box.
+  const Vec3 h(0.1, 0.08, 0.05), c(0.07, -0.04, 0.03);
   const double mass = kDensity * 8.0 * h.prod();
   const double depth = hertz_depth(mass * g / 4.0, 0.05);
   const double height = 0.05 - depth - 1e-13;
-  const Model model =
-      load_scene_text(steel_head(0.5, 1e-10) + fmt::format(R"(bodies:
+  const Mat3 R = Eigen::AngleAxisd(0.3, Vec3::UnitZ()).toRotationMatrix();
+  const Vec3 centre(0.3, -0.2, height);
+  const Vec3 origin = centre - R * c;
+  const Model model = load_scene_text(
+      steel_head(0.5, 1e-10) + fmt::format(R"(bodies:
   - {{name: ground, fixed: true, shapes: [{{type: halfspace, material: Steel}}]}}
   - name: brick
-    position: [0.3, -0.2, {}]
+    position: [{:.17g}, {:.17g}, {:.17g}]
     orientation: {{rpy: [0, 0, 0.3]}}
     shapes: [{{{}, material: Steel}}]
 )",
-                                                           height, box_mesh_keys(h)),
-                      "mesh_rest");
+                                           origin.x(), origin.y(), origin.z(), box_mesh_keys(h, c)),
+      "mesh_rest");
   const auto run = testing::run_scene(model);
   REQUIRE(run->result.status == SimulationStatus::ok);
   CHECK(run->result.contact_starts == 4);
@@ -178,9 +185,30 @@ TEST_CASE("moving mesh: a box mesh rests on a plane on four hull corners, m g / 
     CAPTURE(r.slot);
     CHECK(r.normal_force == testing::relative(mass * g / 4.0, 1e-6));
     CHECK(r.penetration == testing::relative(depth, 1e-6));
+    // Under a corner: half the box's diagonal in the plane from its centre (1e-9 m: the point
+    // lies half the depth, 1e-6 m, below the corner).
+    const Vec3 from_centre = R.transpose() * (r.point_W - centre);
+    CHECK(std::abs(std::abs(from_centre.x()) - h.x()) < 1e-9);
+    CHECK(std::abs(std::abs(from_centre.y()) - h.y()) < 1e-9);
   }
   const int offset = run->model.bodies[1].state_offset;
-  CHECK(std::abs(run->final_state[offset + 2] - height) < 1e-12);
+  CHECK(std::abs(run->final_state[offset + 2] - origin.z()) < 1e-12);
+}
+
+TEST_CASE("moving mesh: a box on a free mesh has the box's contact radius, the plane the hull's") {
+  // r_geo (design.md §5): a flat shape on terrain uses its own radius (a box's smallest half
+  // extent), as on a fixed mesh; only a half-space meets the mesh's hull, of radius half the
+  // hull's smallest width (here 0.1 m thick: 0.05 m).
+  const Model model =
+      load_scene_text(steel_head(0.1, 1e-6) + fmt::format(R"(bodies:
+  - {{name: ground, fixed: true, shapes: [{{type: halfspace, material: Steel}}]}}
+  - {{name: slab, position: [0, 0, 0.05], shapes: [{{{}, material: Steel}}]}}
+  - {{name: brick, position: [0, 0, 0.2], shapes: [{{type: box, size: [0.1, 0.1, 0.06], material: Steel}}]}}
+)",
+                                                          box_mesh_keys(Vec3(0.5, 0.5, 0.05))),
+                      "mesh_radii");
+  CHECK(resolve_contact_law(model, 1, 2).r_geo == 0.03);
+  CHECK(resolve_contact_law(model, 0, 1).r_geo == 0.05);
 }
 
 TEST_CASE("moving mesh: a ball on a moving mesh platform slides, then rolls at 2 V / 7") {
@@ -213,15 +241,25 @@ TEST_CASE("moving mesh: a ball on a moving mesh platform slides, then rolls at 2
   // from x = 0.3 to 0.08 m of it).
   CHECK(run->result.contact_starts == 1);
   CHECK(run->result.contact_ends == 0);
+  CHECK(run->result.state_events == 0);
   const int ball = run->model.bodies[1].state_offset;
   const double t_roll = 2.0 * V / (7.0 * mu * g);
+  int sliding = 0, rolling = 0;
   for (std::size_t i = 0; i < run->recorder.output_times.size(); ++i) {
     const double t = run->recorder.output_times[i];
     const double v = run->recorder.output_states[i][ball + 7];
     CAPTURE(t);
-    if (t > 0.005 && t < t_roll - 0.005) CHECK(v == testing::relative(mu * g * t, 1e-4));
-    if (t > t_roll + 0.02) CHECK(v == testing::relative(2.0 * V / 7.0, 1e-4));
+    if (t > 0.005 && t < t_roll - 0.005) {
+      CHECK(v == testing::relative(mu * g * t, 1e-4));
+      ++sliding;
+    }
+    if (t > t_roll + 0.02) {
+      CHECK(v == testing::relative(2.0 * V / 7.0, 1e-4));
+      ++rolling;
+    }
   }
+  CHECK(sliding == 5);   // 0.01 .. 0.05 s
+  CHECK(rolling == 23);  // 0.08 .. 0.3 s
 }
 
 TEST_CASE("moving mesh: refused meshes name the key") {
