@@ -36,7 +36,7 @@ struct FrictionParameters {
   // mu_tor r_geo f_n its limit), and slides with the unregularised torque while it turns.
   bool torsional_stick = false;
   // stick_slip: the rolling (the relative rotation about the tangents) sticks too (two rotation
-  // rows, the rolling resistance's mu_r r_geo f_n its limit), and rolls on with the unregularised
+  // rows, the rolling resistance's mu_r lever f_n its limit), and rolls on with the unregularised
   // torque against the rolling direction of the last event.
   bool rolling_stick = false;
 

@@ -56,8 +56,9 @@ struct ContactMaterial {
   double torsional_patch_radius = 0.0;    // m
   double torsional_surface_radius = 0.0;  // m
   double w_small = 0.01;  // rad/s; rolling and spin torques are regularised below this speed
-  // Modia3D's form: one torque mu_r r_geo f_n opposing the whole relative rotation w_B - w_A
-  // (torsional_friction unused); false: separate rolling and spin torques.
+  // Modia3D's form: one torque mu_r lever f_n (lever r_geo or rolling_lever) opposing the whole
+  // relative rotation w_B - w_A (torsional_friction unused); false: separate rolling and spin
+  // torques.
   bool merged_rolling_torque = false;
   double exact_alpha = 0.0;  // exact_damping_alpha(restitution), dimensionless, computed at load
   // Where the entry came from, for `hybridsim check`: the file that gave it (a scene or the

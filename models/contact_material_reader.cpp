@@ -243,7 +243,8 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
   const ContactMaterial& B = model.contact_materials[index_b];
   if (A.normal_law != B.normal_law || A.damping_model != B.damping_model ||
       A.friction.model != B.friction.model || A.friction.cone != B.friction.cone ||
-      A.exponent != B.exponent) {
+      A.exponent != B.exponent || A.rolling_lever != B.rolling_lever) {
+    // A rolling lever makes mu_r a length ratio of another kind: means of the two mean nothing.
     return std::nullopt;
   }
   const auto mean = [](double x, double y) { return std::sqrt(x * y); };
@@ -274,7 +275,6 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
       std::max(A.friction.stiction_tolerance, B.friction.stiction_tolerance);
   cm.friction.slip_compliance = A.friction.slip_compliance + B.friction.slip_compliance;
   cm.rolling_resistance = mean(A.rolling_resistance, B.rolling_resistance);
-  cm.rolling_lever = std::max(A.rolling_lever, B.rolling_lever);  // as the patch below
   cm.torsional_friction = mean(A.torsional_friction, B.torsional_friction);
   // Gazebo's rules: the larger patch, the surfaces' curvatures added.
   cm.torsional_patch_radius = std::max(A.torsional_patch_radius, B.torsional_patch_radius);
@@ -379,9 +379,10 @@ void apply_penetration_allowance(Model& model) {
         {"unused_penetration_allowance",
          fmt::format("{}: key 'contact.penetration_allowance' = {:g} m has no effect: {}",
                      model.source, allowance,
-                     filled ? "no contact material uses the hunt_crossley law, the only one it sets"
-                            : "every material of a shape in contact gives its own Hunt-Crossley "
-                              "stiffness and dissipation")});
+                     !hunt_crossley
+                         ? "no contact material uses the hunt_crossley law, the only one it sets"
+                         : "every material of a shape in contact gives its own Hunt-Crossley "
+                           "stiffness and dissipation")});
   }
 }
 

@@ -208,7 +208,7 @@ class MultibodySystem final : public HybridSystem {
     Mode roll = Mode::apart;
     Vec3 roll_direction_P = Vec3::Zero();
     Joint roll_weld;
-    double roll_limit = 0.0;  // N m, mu_r r_geo f_n summed
+    double roll_limit = 0.0;  // N m, mu_r lever f_n summed (lever: r_geo or rolling_lever)
   };
   std::span<const FrictionPatch> friction_patches() const { return patches_; }
   // The tangential force that holds a sticking patch's child at x (N, world, from the parent), and
@@ -222,7 +222,7 @@ class MultibodySystem final : public HybridSystem {
     double spin_torque = 0.0;
     double spin_limit = 0.0;
     // Rolling stick: the torque about the tangents (parent to child, N m, world) that holds the
-    // child's rolling (zero unless it sticks) and its limit sum mu_r r_geo f_n.
+    // child's rolling (zero unless it sticks) and its limit sum mu_r lever f_n.
     Vec3 roll_torque_W = Vec3::Zero();
     double roll_limit = 0.0;
   };

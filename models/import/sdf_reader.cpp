@@ -86,9 +86,10 @@ class SdfReader {
       for (uint64_t i = 0; i < world.ModelCount(); ++i) {
         read_model(*world.ModelByIndex(i), "", ImportPose{});
       }
-      const SdfState state = read_sdf_state(text, context_.source(), context_);
-      for (const SdfLinkVelocity& velocity : state.velocities) set_velocity(velocity);
-      for (const SdfJointAngle& angle : state.joint_angles) set_joint_angle(angle);
+      for (const SdfLinkVelocity& state :
+           read_sdf_state_velocities(text, context_.source(), context_)) {
+        set_velocity(state);
+      }
     } else if (root.Model() != nullptr) {
       tree_["name"] = root.Model()->Name();
       read_model(*root.Model(), "", ImportPose{});
@@ -150,28 +151,6 @@ class SdfReader {
       body["linear_velocity"] = vec3_node(state.linear_W);
       body["angular_velocity"] = vec3_node(state.angular_W);
     }
-  }
-
-  // A state's joint angle: the joint's initial position (q counts from the pose the model is
-  // written at, as Gazebo's angle does). A fixed or ball joint has none to take it.
-  void set_joint_angle(const SdfJointAngle& state) {
-    for (std::size_t i = 0; i < tree_["joints"].size(); ++i) {
-      YAML::Node joint = tree_["joints"][i];
-      const YAML::Node& read_only = joint;  // reading a missing key must not add it
-      if (read_only["name"].as<std::string>() != state.joint) continue;
-      const std::string type = read_only["type"].as<std::string>();
-      if (type != "revolute" && type != "prismatic") {
-        if (state.value != 0.0) {
-          context_.warn_once("sdf-state-joint|" + state.joint,
-                             fmt::format("{}: the {} joint {} has no angle: {} not applied",
-                                         state.where, type, state.joint, state.value));
-        }
-        return;
-      }
-      joint["initial"]["position"] = number_node(state.value);
-      return;
-    }
-    throw InputError(fmt::format("{}: the world has no joint {}", state.where, state.joint));
   }
 
   // A link's pose in its model (`parent` "__model__") or a collision's in its link (""): the pose
@@ -355,8 +334,12 @@ class SdfReader {
     shape["image"] = context_.scene_path(file);
     Vec3 size = vec3_of(heightmap.Size());
     double brightest = 0.0;
-    for (const auto& row : read_gray_image(file)) {
-      for (const double level : row) brightest = std::max(brightest, level);
+    try {
+      for (const auto& row : read_gray_image(file)) {
+        for (const double level : row) brightest = std::max(brightest, level);
+      }
+    } catch (const InputError& error) {
+      throw InputError(fmt::format("{}: {}", where, error.what()));
     }
     if (brightest > 0.0) size.z() /= brightest;
     shape["size"] = vec3_node(size);

@@ -10,37 +10,19 @@ namespace {
 void warn_unread_state(const XmlDocument& document, const XmlElement& element,
                        ImportContext& context) {
   context.warn_once(std::string("sdf-state|") + element_name(element),
-                    fmt::format("{}: <state> is read for link velocities and joint angles "
-                                "only; this is ignored",
+                    fmt::format("{}: <state> is read for link velocities only; this is ignored",
                                 document.locate(element)));
 }
 
-// A joint's angle about its first axis (axis='0'); a second axis's is warned of.
-void read_joint_state(const XmlDocument& document, const XmlElement& joint,
-                      const std::string& prefix, ImportContext& context,
-                      std::vector<SdfJointAngle>& angles) {
-  for (const XmlElement* part = first_child(joint); part != nullptr; part = next_sibling(*part)) {
-    if (std::string(element_name(*part)) != "angle" ||
-        attribute(*part, "axis").value_or("0") != "0") {
-      warn_unread_state(document, *part, context);
-      continue;
-    }
-    angles.push_back({prefix + attribute(joint, "name").value_or(""),
-                      element_numbers(document, *part, 1)[0], document.locate(joint)});
-  }
-}
-
 void read_model_state(const XmlDocument& document, const XmlElement& model,
-                      const std::string& scope, ImportContext& context, SdfState& state) {
-  std::vector<SdfLinkVelocity>& velocities = state.velocities;
+                      const std::string& scope, ImportContext& context,
+                      std::vector<SdfLinkVelocity>& velocities) {
   const std::string prefix = scope + attribute(model, "name").value_or("") + "::";
   for (const XmlElement* child = first_child(model); child != nullptr;
        child = next_sibling(*child)) {
     const std::string tag = element_name(*child);
     if (tag == "model") {
-      read_model_state(document, *child, prefix, context, state);
-    } else if (tag == "joint") {
-      read_joint_state(document, *child, prefix, context, state.joint_angles);
+      read_model_state(document, *child, prefix, context, velocities);
     } else if (tag == "link") {
       SdfLinkVelocity entry;
       entry.link = prefix + attribute(*child, "name").value_or("");
@@ -70,13 +52,14 @@ void read_model_state(const XmlDocument& document, const XmlElement& model,
 
 }  // namespace
 
-SdfState read_sdf_state(const std::string& text, const std::string& source,
-                        ImportContext& context) {
+std::vector<SdfLinkVelocity> read_sdf_state_velocities(const std::string& text,
+                                                       const std::string& source,
+                                                       ImportContext& context) {
   const XmlDocument document(text, source);
-  SdfState read;
+  std::vector<SdfLinkVelocity> velocities;
   const XmlElement* world = first_child(document.root(), "world");
   const XmlElement* state = world != nullptr ? first_child(*world, "state") : nullptr;
-  if (state == nullptr) return read;
+  if (state == nullptr) return velocities;
   if (next_sibling(*state, "state") != nullptr) {
     warn_unread_state(document, *next_sibling(*state, "state"), context);
   }
@@ -84,13 +67,13 @@ SdfState read_sdf_state(const std::string& text, const std::string& source,
        child = next_sibling(*child)) {
     const std::string tag = element_name(*child);
     if (tag == "model") {
-      read_model_state(document, *child, "", context, read);
+      read_model_state(document, *child, "", context, velocities);
     } else if (tag != "sim_time" && tag != "wall_time" && tag != "real_time" &&
                tag != "iterations") {
       warn_unread_state(document, *child, context);
     }
   }
-  return read;
+  return velocities;
 }
 
 }  // namespace hybridsim

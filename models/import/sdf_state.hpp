@@ -20,21 +20,11 @@ struct SdfLinkVelocity {
   std::string where;              // "file:line: <link name='...'>" for messages
 };
 
-// One <joint> of a state's <model>: its angle (rad) or position (m) about its first axis.
-struct SdfJointAngle {
-  std::string joint;   // "model::joint", nested models joined by "::"
-  double value = 0.0;  // rad or m, from the pose the model is written at
-  std::string where;   // "file:line: <joint name='...'>" for messages
-};
-
-struct SdfState {
-  std::vector<SdfLinkVelocity> velocities;
-  std::vector<SdfJointAngle> joint_angles;
-};
-
-// The link velocities and joint angles of the first <world>'s first <state> in SDFormat `text`
-// (named `source` in messages). Warns through `context` of what else a state holds (link poses,
-// a joint's second axis, accelerations, wrenches), which hybridsim does not read.
-SdfState read_sdf_state(const std::string& text, const std::string& source, ImportContext& context);
+// The link velocities of the first <world>'s first <state> in SDFormat `text` (named `source` in
+// messages). Warns through `context` of what else a state holds (poses, joint angles,
+// accelerations, wrenches), which hybridsim does not read.
+std::vector<SdfLinkVelocity> read_sdf_state_velocities(const std::string& text,
+                                                       const std::string& source,
+                                                       ImportContext& context);
 
 }  // namespace hybridsim

@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "core/errors.hpp"
 #include "import_test_support.hpp"
@@ -174,6 +175,34 @@ TEST_CASE("MJCF friction: the larger sliding coefficient of a pair, the cone by 
     CHECK(pair.restitution == 0.0);
   }
   CHECK(imported == 6);  // three materials, every pair
+
+  // condim: a pair takes the larger of its geoms' (MuJoCo's rule at equal priority), from a geom
+  // or its default class; 1 is frictionless, 4 adds the spin torque, 6 the rolling torque.
+  const auto pair_of = [](const std::string& plane, const std::string& ball) {
+    const YAML::Node scene = YAML::Load(
+        convert_scene_text("<mujoco><default><default class='spin'><geom condim='4'/></default>"
+                           "</default><worldbody><geom type='plane' size='0 0 1' " +
+                               plane + "/><body><freejoint/><geom size='0.1' density='7850' " +
+                               ball + "/></body></worldbody></mujoco>",
+                           "condim.xml")
+            .yaml);
+    for (const YAML::Node& pair : scene["contact_materials"]) {
+      const std::string a = pair["pair"][0].as<std::string>();
+      if (a.rfind("mjcf", 0) == 0 && a != pair["pair"][1].as<std::string>()) return pair;
+    }
+    return YAML::Node();
+  };
+  const YAML::Node frictionless = pair_of("condim='1'", "condim='1'");
+  CHECK(frictionless["friction"]["mu_kinetic"].as<double>() == 0.0);
+  CHECK_FALSE(frictionless["torsional_friction"]);
+  const YAML::Node spin = pair_of("condim='1'", "class='spin' friction='0.5 0.02 0.003'");
+  CHECK(spin["friction"]["mu_kinetic"].as<double>() == 1.0);  // the plane's default 1, larger
+  CHECK(spin["torsional_patch_radius"].as<double>() ==
+        testing::relative(16.0 * 0.02 / (3.0 * std::numbers::pi), 1e-15));
+  CHECK_FALSE(spin["rolling_lever"]);
+  const YAML::Node rolling = pair_of("condim='6'", "friction='0.5 0.02 0.003'");
+  CHECK(rolling["rolling_lever"].as<double>() == 0.003);
+  CHECK(rolling["rolling_resistance"].as<double>() == 1.0);
 }
 
 // A steel ball (r = 0.1 m, MJCF density 7850) on the plane, both geoms with `geom_keys`, started

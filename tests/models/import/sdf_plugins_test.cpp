@@ -103,7 +103,8 @@ TEST_CASE("SDF plugins of an outer model name the links and joints of the models
   // after the nested models so that those names exist.
   std::string world = plugin_world("");
   world.replace(world.find("<model name='cart'>"), 19, "<model name='rover'><model name='cart'>");
-  world.replace(world.find("\n</model>\n</world>"), 19,
+  const std::string model_end = "\n</model>\n</world>";
+  world.replace(world.find(model_end), model_end.size(),
                 "</model>\n<plugin filename='libWheelSlipPlugin.so' name='s'><wheel "
                 "link_name='cart::wheel'><wheel_normal_force>5</wheel_normal_force></wheel>"
                 "</plugin><plugin filename='gz-sim-joint-controller-system' name='c'><joint_name>"

@@ -317,6 +317,16 @@ TEST_CASE("SDF static geometry: a heightmap image with its offset, a mesh as tri
   const Model dim = load_scene_file((dir / "dim.sdf").string());
   const Shape& dim_hills = dim.shapes[dim.bodies[dim.find_body("ground")].shapes[0]];
   CHECK(dim_hills.surface->max_S.z() == testing::relative(1.0, 1e-15));  // 0.5 without
+  // An image that cannot be read: the error names the collision and the file.
+  std::ofstream(dir / "dim.pgm") << "P2\n3 3\n8\n0 1\n";
+  std::string message;
+  try {
+    (void)load_scene_file((dir / "dim.sdf").string());
+  } catch (const InputError& error) {
+    message = error.what();
+  }
+  CHECK(message.find("<collision name='hills'>") != std::string::npos);
+  CHECK(message.find("dim.pgm") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

@@ -4,7 +4,6 @@
 // another frame.
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <string>
 
 #include <fmt/ranges.h>
@@ -62,7 +61,7 @@ TEST_CASE("SDF <state>: link velocities read as written, the rest warned of, bad
   CHECK(end[b].w_WB_W.z() == testing::relative(7.5, 1e-12));
   // What else a state holds is warned of with its line.
   CHECK(joined(converted).find("w.sdf:10: <acceleration>: <state> is read for link velocities "
-                               "and joint angles only") != std::string::npos);
+                               "only") != std::string::npos);
 
   // Gazebo saves the velocity of static links too, zero: accepted silently; a non-zero one is
   // not applied, with a warning. An empty <velocity/> is at rest.
@@ -94,46 +93,6 @@ TEST_CASE("SDF <state>: link velocities read as written, the rest warned of, bad
   CHECK(state_error("<model name='ball'><link name='l'>\n<velocity>1 0 x 0 0 0</velocity></link>"
                     "</model>")
             .find(":9: Error reading element <velocity>") != std::string::npos);
-}
-
-std::string pendulum_world(const std::string& state) {
-  return "<?xml version='1.0'?>\n<sdf version='1.9'>\n<world name='w'>\n"
-         "<model name='pendulum'><link name='bob'><pose>0 0 -1 0 0 0</pose><inertial><mass>1"
-         "</mass><inertia><ixx>0.001</ixx><iyy>0.001</iyy><izz>0.001</izz></inertia></inertial>"
-         "</link>\n<joint name='hinge' type='revolute'><pose>0 0 1 0 0 0</pose><parent>world"
-         "</parent><child>bob</child><axis><xyz>1 0 0</xyz></axis></joint></model>\n"
-         "<state world_name='w'>\n" +
-         state + "\n</state>\n</world>\n</sdf>\n";
-}
-
-TEST_CASE("SDF <state>: a joint's angle is its initial position, the child turned about it") {
-  // The bob hangs 1 m below the hinge at the world's origin (axis x); the state's angle 0.5 rad
-  // turns it to (0, sin 0.5, -cos 0.5) (1e-12: a rotation's rounding).
-  const Model model = load_scene_text(
-      pendulum_world("<model name='pendulum'><joint name='hinge'>\n<angle axis='0'>0.5</angle>"
-                     "<angle axis='1'>0.2</angle></joint></model>"),
-      "w.sdf");
-  CHECK(model.joints[model.find_joint("pendulum::hinge")].initial_position == 0.5);
-  const Body& bob = model.bodies[model.find_body("pendulum")];
-  CHECK((bob.p_WB - Vec3(0.0, std::sin(0.5), -std::cos(0.5))).norm() < 1e-12);
-  // A second axis's angle is warned of with its line; a joint that does not exist is an error.
-  const ConvertedScene converted = convert_scene_text(
-      pendulum_world("<model name='pendulum'><joint name='hinge'>\n<angle axis='0'>0.5</angle>"
-                     "<angle axis='1'>0.2</angle></joint></model>"),
-      "w.sdf");
-  CHECK(joined(converted).find("w.sdf:8: <angle>: <state> is read for link velocities and joint "
-                               "angles only") != std::string::npos);
-  std::string message;
-  try {
-    (void)convert_scene_text(
-        pendulum_world("<model name='pendulum'>\n<joint name='elbow'><angle axis='0'>0.5</angle>"
-                       "</joint></model>"),
-        "bad.sdf");
-  } catch (const InputError& error) {
-    message = error.what();
-  }
-  CHECK(message.find("bad.sdf:8: <joint name='elbow'>: the world has no joint pendulum::elbow") !=
-        std::string::npos);
 }
 
 TEST_CASE("SDF <state>: the velocity of the link origin, in nested models and turned links") {
