@@ -710,6 +710,7 @@ void ContactHandler::index_contacts() {
   contact_points_.clear();
   contact_set_.clear();
   manifold_pairs_.clear();
+  contact_list_.assign(contact_dict_.begin(), contact_dict_.end());
   for (const auto& [id, pair] : contact_dict_) {
     const int a = pair.shape_a, b = pair.shape_b;
     if (pair.reference.kind != ManifoldKind::single) {

@@ -73,6 +73,10 @@ class ContactHandler {
   void restore(std::span<const double> stored, std::span<const Pose> X_WS);
 
   const ContactDict& contacts() const { return contact_dict_; }
+  // contactDict's points in its order, contiguous: what the right-hand side loops over (a tree's
+  // nodes lie scattered; in a pile of 10,000 balls walking them cost 12% of the contact forces).
+  // Valid until the next rebuild.
+  std::span<const std::pair<ContactId, ContactPair>> contact_list() const { return contact_list_; }
   const ContactDict& last_contacts() const { return last_contact_dict_; }
   const Broadphase& broadphase() const { return broadphase_; }
 
@@ -138,6 +142,7 @@ class ContactHandler {
     Vec3 p_WC;
   };
   std::vector<IndexedPoint> contact_points_;
+  std::vector<std::pair<ContactId, ContactPair>> contact_list_;
   PairSet contact_set_;
   // Manifold pairs in contact: their points' range in contact_points_ (consecutive, as the
   // dictionary orders them by pair).

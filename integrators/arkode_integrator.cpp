@@ -23,6 +23,7 @@ namespace hybridsim {
 using sundials::as_eigen;
 using sundials::check_flag;
 using sundials::check_pointer;
+using sundials::new_dense_matrix;
 
 namespace {
 
@@ -290,7 +291,7 @@ void ArkodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX
       check_flag(ARKStepSetLinearSolver(s.arkode, s.linear_solver, nullptr),
                  "ARKStepSetLinearSolver");
     } else {
-      s.matrix = check_pointer(SUNDenseMatrix(n, n, s.context), "SUNDenseMatrix");
+      s.matrix = new_dense_matrix(n, s.context, "set simulation.linear_solver to gmres");
       s.linear_solver = check_pointer(SUNLinSol_Dense(s.y, s.matrix, s.context), "SUNLinSol_Dense");
       check_flag(ARKStepSetLinearSolver(s.arkode, s.linear_solver, s.matrix),
                  "ARKStepSetLinearSolver");

@@ -24,6 +24,7 @@ namespace hybridsim {
 using sundials::as_eigen;
 using sundials::check_flag;
 using sundials::check_pointer;
+using sundials::new_dense_matrix;
 
 struct CvodeIntegrator::Solver {
   HybridSystem* system = nullptr;
@@ -260,7 +261,7 @@ void CvodeIntegrator::initialize(HybridSystem& system, double t0, const VectorX&
   } else if (method_ == Method::bdf) {
     // Newton iteration (CVODE's default nonlinear solver) with a dense direct linear solver and
     // a difference-quotient Jacobian.
-    s.matrix = check_pointer(SUNDenseMatrix(n, n, s.context), "SUNDenseMatrix");
+    s.matrix = new_dense_matrix(n, s.context, "set simulation.linear_solver to klu or gmres");
     s.linear_solver = check_pointer(SUNLinSol_Dense(s.y, s.matrix, s.context), "SUNLinSol_Dense");
     check_flag(CVodeSetLinearSolver(s.cvode, s.linear_solver, s.matrix), "CVodeSetLinearSolver");
     // A system with state scales gets its own quotient, with their increment floor.

@@ -26,6 +26,7 @@ constexpr double kAlgebraicAbsoluteTolerance = 1e-6;
 using sundials::as_eigen;
 using sundials::check_flag;
 using sundials::check_pointer;
+using sundials::new_dense_matrix;
 
 struct IdaIntegrator::Solver {
   HybridSystem* system = nullptr;
@@ -138,7 +139,8 @@ void IdaIntegrator::initialize(HybridSystem& system, double t0, const VectorX& x
   check_flag(IDASetId(s.ida, s.id), "IDASetId");
   check_flag(IDASetSuppressAlg(s.ida, SUNTRUE), "IDASetSuppressAlg");
   check_flag(IDASetMaxNumSteps(s.ida, 1000000), "IDASetMaxNumSteps");
-  s.matrix = check_pointer(SUNDenseMatrix(n, n, s.context), "SUNDenseMatrix");
+  s.matrix = new_dense_matrix(
+      n, s.context, "ida has the dense solver only; use cvode-bdf with linear_solver klu or gmres");
   s.linear_solver = check_pointer(SUNLinSol_Dense(s.y, s.matrix, s.context), "SUNLinSol_Dense");
   check_flag(IDASetLinearSolver(s.ida, s.linear_solver, s.matrix), "IDASetLinearSolver");
 

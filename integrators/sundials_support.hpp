@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <nvector/nvector_serial.h>
+#include <sunmatrix/sunmatrix_dense.h>
 
 #include <exception>
 #include <string>
@@ -25,6 +26,19 @@ template <typename T>
 T* check_pointer(T* pointer, const char* call) {
   if (pointer == nullptr) throw SolverError(fmt::format("{} returned null", call));
   return pointer;
+}
+
+// A dense n x n Jacobian, refused with the way out above 2 GiB (16,384 states, some 1,260 free
+// bodies): SUNDIALS would only return null, or the machine swap. `instead` names what the
+// integrator offers for large systems.
+inline SUNMatrix new_dense_matrix(sunindextype n, SUNContext context, const char* instead) {
+  constexpr sunindextype kLargestDense = 16384;
+  if (n > kLargestDense) {
+    throw SolverError(fmt::format(
+        "a dense Jacobian of {} states would take {:.1f} GB (at most {} states): {}", n,
+        8.0 * static_cast<double>(n) * static_cast<double>(n) / 1e9, kLargestDense, instead));
+  }
+  return check_pointer(SUNDenseMatrix(n, n, context), "SUNDenseMatrix");
 }
 
 // The serial N_Vector's data as an Eigen vector, without a copy.

@@ -32,7 +32,7 @@ bool MultibodySystem::prepare_partial_derivatives(double t, ConstVectorRef x) {
   pair_stamp_.assign(pair_count, 0);
   const std::size_t body_count = model_.bodies.size();
   body_pairs_start_.assign(body_count + 1, 0);
-  for (const auto& [id, pair] : contacts_.contacts()) {
+  for (const auto& [id, pair] : contacts_.contact_list()) {
     const int body_a = model_.shapes[pair.shape_a].body;
     const int body_b = model_.shapes[pair.shape_b].body;
     base_terms_[partial_contacts_.size()] = compute_contact_terms(pair, id.pair, nullptr);

@@ -161,7 +161,7 @@ void MultibodySystem::apply_joint_efforts(double t) {
 void MultibodySystem::apply_contact_forces(ContactResult* results) {
   if (!patches_.empty()) reset_patch_sums();
   std::size_t k = 0;
-  for (const auto& [id, pair] : contacts_.contacts()) {
+  for (const auto& [id, pair] : contacts_.contact_list()) {
     const ContactTerms terms =
         compute_contact_terms(pair, id.pair, results != nullptr ? &results[k] : nullptr);
     add_contact_terms(model_.shapes[pair.shape_b].body, terms, true);
@@ -695,7 +695,7 @@ std::vector<int> MultibodySystem::coupled_sets(bool through_contacts) const {
     if (bilateral_on_[c] != 0) join(contact.body_a, contact.body_b);
   }
   if (through_contacts) {
-    for (const auto& [id, pair] : contacts_.contacts()) {
+    for (const auto& [id, pair] : contacts_.contact_list()) {
       join(model_.shapes[pair.shape_a].body, model_.shapes[pair.shape_b].body);
     }
   }
@@ -727,7 +727,7 @@ void MultibodySystem::state_blocks(std::span<int> block_of_state,
     std::fill_n(block_of_state.begin() + offset, kFreeBodyStateSize, set[body]);
   }
   coupled_blocks.clear();
-  for (const auto& [id, pair] : contacts_.contacts()) {
+  for (const auto& [id, pair] : contacts_.contact_list()) {
     const int body_a = model_.shapes[pair.shape_a].body;
     const int body_b = model_.shapes[pair.shape_b].body;
     if (model_.bodies[body_a].fixed || model_.bodies[body_b].fixed) continue;
@@ -790,7 +790,7 @@ MultibodySystem::EnergyParts MultibodySystem::compute_energy_parts(ConstVectorRe
     energy.potential += joint_limit_energy(static_cast<int>(j), q);
   }
   const double eps = contacts_.contact_eps();
-  for (const auto& [id, pair] : contacts_.contacts()) {
+  for (const auto& [id, pair] : contacts_.contact_list()) {
     if (pair.law.observer) continue;  // no force, no stored energy
     const SignedDistance geometry = compute_point_geometry(model_, pair, X_WS_);
     energy.elastic += compute_elastic_energy(pair.law, -(geometry.distance + eps));

@@ -111,3 +111,42 @@ TEST_CASE("work guard: the step budget stops a run that needs more steps than it
 }
 
 }  // namespace hybridsim
+
+namespace hybridsim {
+namespace {
+
+// 20,000 uncoupled decays x' = -x: a state too large for a dense Jacobian (3.2 GB).
+class ManyDecays final : public HybridSystem {
+ public:
+  int state_size() const override { return 20000; }
+  void initial_state(VectorRef x0) const override { x0.setOnes(); }
+  EventOutcome initialize(double, VectorRef) override { return {}; }
+  void compute_derivatives(double, ConstVectorRef x, VectorRef xdot) override { xdot = -x; }
+  int crossing_count() const override { return 0; }
+  std::vector<int> crossing_directions() const override { return {}; }
+  void compute_crossings(double, ConstVectorRef, VectorRef) override {}
+  EventOutcome handle_state_event(double, VectorRef, std::span<const int>) override { return {}; }
+  long rhs_evaluation_count() const override { return 0; }
+};
+
+}  // namespace
+
+TEST_CASE("a dense Jacobian too large to allocate is refused, naming the solvers to use") {
+  // SUNDIALS would return a null matrix (or the machine swap): the run stops with a message that
+  // says how large the matrix would be and what to choose instead, before any step.
+  for (const char* name : {"cvode-bdf", "arkode-dirk"}) {
+    ManyDecays system;
+    auto integrator = make_integrator(name);
+    SimulationOptions options;
+    options.stop_time = 1.0;
+    HybridLoop loop(system, *integrator, options);
+    const SimulationResult result = loop.run(nullptr);
+    CAPTURE(name);
+    CHECK(result.status == SimulationStatus::error);
+    CHECK(result.message.find("a dense Jacobian of 20000 states would take 3.2 GB") !=
+          std::string::npos);
+    CHECK(result.message.find("gmres") != std::string::npos);
+  }
+}
+
+}  // namespace hybridsim

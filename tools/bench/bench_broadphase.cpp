@@ -7,6 +7,8 @@
 //     narrowphase of every contact and candidate pair) for 100, 1,000 and 10,000 spheres resting
 //     on a floor in a square grid, each in contact with it; the ratio of consecutive sizes against
 //     the N log N ratio.
+//  3. One evaluation of the right-hand side (MultibodySystem::compute_derivatives) at the same
+//     states, 100 to 10,000 spheres.
 // Each figure is the median of 11 rounds; run in one process so the ratios compare like with like.
 #include <algorithm>
 #include <chrono>
@@ -45,8 +47,9 @@ void print_row(const std::string& name, double us, std::size_t column, int count
                Previous& previous) {
   std::printf("%-44s %12.1f %12zu", name.c_str(), us, column);
   if (previous.count > 0) {
-    std::printf("   x%.1f for x%d spheres (N log N: x%.1f)", us / previous.us,
-                count / previous.count, n_log_n(count) / n_log_n(previous.count));
+    std::printf("   x%.1f for x%.1f spheres (N log N: x%.1f)", us / previous.us,
+                static_cast<double>(count) / previous.count,
+                n_log_n(count) / n_log_n(previous.count));
   }
   std::printf("\n");
   previous = {count, us};
@@ -118,7 +121,10 @@ void bench_moving_spheres() {
 void bench_resting_spheres() {
   std::printf("\n%-44s %12s %12s\n", "z1/z2 evaluation, resting spheres", "us/eval", "contacts");
   Previous previous;
-  for (const auto& [nx, ny] : {std::pair{10, 10}, std::pair{25, 40}, std::pair{100, 100}}) {
+  Previous previous_rhs;
+  std::vector<std::string> rhs_rows;
+  for (const auto& [nx, ny] :
+       {std::pair{10, 10}, std::pair{25, 40}, std::pair{56, 56}, std::pair{100, 100}}) {
     const int count = nx * ny;
     // Steel spheres of 0.05 m, 0.12 m apart, each about 1 um into the floor (a jitter of 0.1 um
     // in height, as a settled grid has, so that no two endpoints tie).
@@ -144,7 +150,27 @@ bodies:
         std::max(10, 20000 / count));
     print_row(fmt::format("{} spheres ({} x {})", count, nx, ny), us,
               static_cast<std::size_t>(count), count, previous);
+    // The right-hand side at the same state: every ball's contact force, kinematics and
+    // Newton-Euler derivatives (the contacts are the ones the crossings above keep).
+    hybridsim::VectorX xdot(system.state_size());
+    const double rhs_us = median_us(
+        [&](int i) {
+          x[2] += (i % 2 == 0 ? 1e-9 : -1e-9);
+          system.compute_derivatives(0.0, x, xdot);
+        },
+        std::max(20, 100000 / count));
+    rhs_rows.push_back(fmt::format("{} spheres ({} x {})", count, nx, ny));
+    rhs_rows.back() = fmt::format("{:<44} {:12.1f} {:12}", rhs_rows.back(), rhs_us, count);
+    if (previous_rhs.count > 0) {
+      rhs_rows.back() +=
+          fmt::format("   x{:.1f} for x{:.1f} spheres (N log N: x{:.1f})", rhs_us / previous_rhs.us,
+                      static_cast<double>(count) / previous_rhs.count,
+                      n_log_n(count) / n_log_n(previous_rhs.count));
+    }
+    previous_rhs = {count, rhs_us};
   }
+  std::printf("\n%-44s %12s %12s\n", "right-hand side, resting spheres", "us/eval", "contacts");
+  for (const std::string& row : rhs_rows) std::printf("%s\n", row.c_str());
 }
 
 }  // namespace
