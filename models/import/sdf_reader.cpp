@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include <fmt/format.h>
 #include <sdf/Box.hh>
@@ -86,10 +88,7 @@ class SdfReader {
       for (uint64_t i = 0; i < world.ModelCount(); ++i) {
         read_model(*world.ModelByIndex(i), "", ImportPose{});
       }
-      for (const SdfLinkVelocity& state :
-           read_sdf_state_velocities(text, context_.source(), context_)) {
-        set_velocity(state);
-      }
+      apply_state(read_sdf_state(text, context_.source(), context_));
     } else if (root.Model() != nullptr) {
       tree_["name"] = root.Model()->Name();
       read_model(*root.Model(), "", ImportPose{});
@@ -130,15 +129,134 @@ class SdfReader {
     }
   }
 
-  void set_velocity(const SdfLinkVelocity& state) {
-    const auto body_name = body_names_.find(state.link);
-    if (body_name == body_names_.end()) {
-      throw InputError(fmt::format("{}: the world has no link {}", state.where, state.link));
+  // The world's <state>, as gazebo-classic's Model::SetState applies it: a model's pose moves the
+  // model with its links and nested models, a link's pose then places that link, and each link
+  // takes its velocity. hybridsim's joints start at the poses of the model file (their angles are
+  // zero there), so a joint keeps the rigid motion its two links share: where a state turns a
+  // joint (its links moved apart), the links it joins start at the file's poses, with a warning.
+  void apply_state(const SdfWorldState& state) {
+    // The rigid motion of each body: its state pose = motion * its file pose.
+    std::map<std::string, ImportPose> model_motion;  // by scope "outer::inner::"
+    for (const SdfModelPose& model : state.models) {
+      const auto file = model_poses_.find(model.model);
+      if (file == model_poses_.end()) {
+        throw InputError(fmt::format("{}: the world has no model {}", model.where,
+                                     model.model.substr(0, model.model.size() - 2)));
+      }
+      model_motion[model.model] = compose(model.X_WM, inverse(file->second));
     }
+    std::map<std::string, ImportPose> body_motion;  // by body name
+    for (const auto& [link, X_WL] : link_poses_) {
+      // The innermost model around the link that the state moves.
+      ImportPose motion;
+      for (std::size_t end = link.rfind("::"); end != std::string::npos && end > 0;
+           end = link.rfind("::", end - 1)) {
+        const auto moved = model_motion.find(link.substr(0, end + 2));
+        if (moved != model_motion.end()) {
+          motion = moved->second;
+          break;
+        }
+        if (end < 2) break;
+      }
+      body_motion[body_names_.at(link)] = motion;
+    }
+    for (const SdfLinkState& link : state.links) {
+      const auto body_name = body_names_.find(link.link);
+      if (body_name == body_names_.end()) {
+        throw InputError(fmt::format("{}: the world has no link {}", link.where, link.link));
+      }
+      if (link.X_WL) {
+        body_motion[body_name->second] = compose(*link.X_WL, inverse(link_poses_.at(link.link)));
+      }
+    }
+    keep_joints(state, body_motion);
+    for (std::size_t i = 0; i < tree_["bodies"].size(); ++i) {
+      YAML::Node body = tree_["bodies"][i];
+      const auto moved = body_motion.find(body["name"].as<std::string>());
+      if (moved == body_motion.end() || is_rest(moved->second)) continue;
+      const ImportPose X_WB =
+          compose(moved->second, body_poses_.at(body["name"].as<std::string>()));
+      body.remove("position");
+      body.remove("orientation");
+      set_pose(body, X_WB);
+    }
+    for (const SdfLinkState& link : state.links) {
+      if (link.velocity_given) set_velocity(link);
+    }
+  }
+
+  // Joints whose two links the state moves alike move with them; the links of a joint the state
+  // turns (and every link joined to them) stay at the file's poses.
+  void keep_joints(const SdfWorldState& state, std::map<std::string, ImportPose>& body_motion) {
+    const YAML::Node joints = tree_["joints"];
+    if (!joints) return;
+    const auto motion_of = [&](const std::string& body) {
+      const auto found = body_motion.find(body);
+      return found != body_motion.end() ? found->second : ImportPose{};
+    };
+    // The links joined to one another, as sets.
+    std::map<std::string, std::string> root;
+    const std::function<std::string(const std::string&)> find = [&](const std::string& body) {
+      const auto up = root.find(body);
+      return up == root.end() || up->second == body ? body : find(up->second);
+    };
+    std::set<std::string> held;  // roots of the sets a state turns a joint of
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      const std::string parent = joints[j]["parent"].as<std::string>();
+      const std::string child = joints[j]["child"].as<std::string>();
+      if (parent != "world") root[find(child)] = find(parent);
+    }
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      const std::string parent = joints[j]["parent"].as<std::string>();
+      const std::string child = joints[j]["child"].as<std::string>();
+      if (same_motion(parent == "world" ? ImportPose{} : motion_of(parent), motion_of(child))) {
+        continue;
+      }
+      held.insert(find(child));
+      const auto link = std::find_if(state.links.begin(), state.links.end(), [&](const auto& l) {
+        return l.X_WL && body_names_.at(l.link) == child;
+      });
+      context_.warn_once(
+          "sdf-state-joint|" + joints[j]["name"].as<std::string>(),
+          fmt::format("{}: the state turns joint {} (hybridsim's joints start at the model "
+                      "file's poses, their angles zero there): its links start at the file's "
+                      "poses",
+                      link != state.links.end() ? link->where : context_.source(),
+                      joints[j]["name"].as<std::string>()));
+    }
+    for (auto& [body, motion] : body_motion) {
+      if (held.contains(find(body))) motion = ImportPose{};
+    }
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      YAML::Node joint = joints[j];
+      const ImportPose motion = motion_of(joint["child"].as<std::string>());
+      if (is_rest(motion)) continue;
+      if (joint["anchor"]) {
+        joint["anchor"] = vec3_node(motion.p + motion.q * vec3_from(joint["anchor"]));
+      }
+      if (joint["axis"]) joint["axis"] = vec3_node(motion.q * vec3_from(joint["axis"]));
+    }
+  }
+
+  static ImportPose inverse(const ImportPose& X) {
+    const Quat q = X.q.conjugate();
+    return {-(q * X.p), q};
+  }
+  static bool is_rest(const ImportPose& X) { return X.p.isZero(0.0) && is_identity(X.q); }
+  // Alike to the rounding of a saved state: 1e-9 m, 1e-9 rad.
+  static bool same_motion(const ImportPose& a, const ImportPose& b) {
+    return (a.p - b.p).norm() <= 1e-9 && a.q.angularDistance(b.q) <= 1e-9;
+  }
+  static Vec3 vec3_from(const YAML::Node& node) {
+    return Vec3(node[0].as<double>(), node[1].as<double>(), node[2].as<double>());
+  }
+
+  void set_velocity(const SdfLinkState& state) {
+    const std::string& body_name = body_names_.at(state.link);
     for (std::size_t i = 0; i < tree_["bodies"].size(); ++i) {
       YAML::Node body = tree_["bodies"][i];
       const YAML::Node& read_only = body;  // reading a missing key must not add it
-      if (read_only["name"].as<std::string>() != body_name->second) continue;
+      if (read_only["name"].as<std::string>() != body_name) continue;
       if (read_only["fixed"] && read_only["fixed"].as<bool>()) {
         // Gazebo saves a velocity, zero, for static links too; a static link does not move.
         if (!state.linear_W.isZero(0.0) || !state.angular_W.isZero(0.0)) {
@@ -172,6 +290,7 @@ class SdfReader {
     const sdf::Errors errors = model.SemanticPose().Resolve(X_PM);
     if (!errors.empty()) fail_with(errors, context_.source());
     const ImportPose X_WM = compose(X_WP, pose_of(X_PM));
+    model_poses_[prefix] = X_WM;
     warn_unread(model.Element(), {"self_collide", "enable_wind", "allow_auto_disable"});
     // A model of one link is one body named after the model (a ball, a box, the ground).
     const bool single = model.LinkCount() == 1 && model.ModelCount() == 0;
@@ -179,7 +298,9 @@ class SdfReader {
       const sdf::Link& link = *model.LinkByIndex(i);
       const std::string name = single ? scope + model.Name() : prefix + link.Name();
       body_names_[prefix + link.Name()] = name;
-      read_link(link, name, model.Static(), X_WM);
+      const ImportPose X_WL = read_link(link, name, model.Static(), X_WM);
+      link_poses_[prefix + link.Name()] = X_WL;
+      body_poses_[name] = X_WL;
     }
     for (uint64_t i = 0; i < model.JointCount(); ++i) {
       read_joint(*model.JointByIndex(i), prefix, X_WM);
@@ -191,8 +312,9 @@ class SdfReader {
     read_sdf_model_plugins(model.Element(), prefix, body_names_, tree_, context_);
   }
 
-  void read_link(const sdf::Link& link, const std::string& name, bool fixed,
-                 const ImportPose& X_WM) {
+  // Returns the link frame in world.
+  ImportPose read_link(const sdf::Link& link, const std::string& name, bool fixed,
+                       const ImportPose& X_WM) {
     const std::string where = locate_sdf_element(link.Element(), context_.source());
     const ignition::math::Pose3d X_ML = pose_in_parent(link, "__model__");
     const ImportPose X_WL = compose(X_WM, pose_of(X_ML));
@@ -227,6 +349,7 @@ class SdfReader {
     }
     if (node["shapes"].size() > 0) ++(fixed ? fixed_colliders_ : moving_colliders_);
     tree_["bodies"].push_back(node);
+    return X_WL;
   }
 
   YAML::Node shape_node(const sdf::Collision& collision, bool fixed, SdfShapeFilter& filter) {
@@ -515,6 +638,9 @@ class SdfReader {
   double density_ = 0.0, youngs_modulus_ = 0.0, poisson_ratio_ = 0.0;  // default material
   YAML::Node tree_;
   std::map<std::string, std::string> body_names_;  // scoped link name -> body
+  // The file's poses in world (for the state): models by scope ("outer::inner::"), links by
+  // scoped name, bodies by name.
+  std::map<std::string, ImportPose> model_poses_, link_poses_, body_poses_;
   std::vector<SdfSurface> surfaces_;
   OdeFrictionModel friction_model_ = OdeFrictionModel::pyramid;
   std::size_t moving_colliders_ = 0, fixed_colliders_ = 0;  // bodies with collision shapes

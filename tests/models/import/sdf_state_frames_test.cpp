@@ -60,8 +60,8 @@ TEST_CASE("SDF <state>: link velocities read as written, the rest warned of, bad
   CHECK((end[b].X_WB.translation - ball.p_WB - Vec3(0.5, -0.25, 0.0)).norm() < 1e-12);
   CHECK(end[b].w_WB_W.z() == testing::relative(7.5, 1e-12));
   // What else a state holds is warned of with its line.
-  CHECK(joined(converted).find("w.sdf:10: <acceleration>: <state> is read for link velocities "
-                               "only") != std::string::npos);
+  CHECK(joined(converted).find("w.sdf:10: <acceleration>: <state> is read for model and link "
+                               "poses and link velocities only") != std::string::npos);
 
   // Gazebo saves the velocity of static links too, zero: accepted silently; a non-zero one is
   // not applied, with a warning. An empty <velocity/> is at rest.
