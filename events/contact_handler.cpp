@@ -277,6 +277,7 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   std::vector<EventRecord> records;
 
   // New contactDict: every point penetrating deeper than 2 eps.
+  contact_list_.clear();  // not left longer than the dictionary if the rebuild throws
   contact_dict_.clear();
   broadphase_.for_each_candidate_pair([&](int a, int b) {
     if (is_manifold_pair(a, b)) {
@@ -640,6 +641,7 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
   const auto shape_count = static_cast<double>(model_.shapes.size());
   const double kinds = static_cast<double>(static_cast<int>(FeatureKind::face_edge) + 1);
   const double references = static_cast<double>(static_cast<int>(ManifoldKind::terrain) + 1);
+  contact_list_.clear();  // not left longer than the dictionary if the rebuild throws
   contact_dict_.clear();
   for (std::size_t i = 0; i < stored.size(); i += n) {
     const auto v = stored.subspan(i, n);

@@ -25,7 +25,7 @@ bool MultibodySystem::prepare_partial_derivatives(double t, ConstVectorRef x) {
   apply_gravity_and_inputs(t);
   base_external_ = wrenches_;
 
-  const std::size_t pair_count = contacts_.contacts().size();
+  const std::size_t pair_count = contacts_.contact_list().size();
   partial_contacts_.clear();
   base_terms_.resize(pair_count);
   perturbed_terms_.resize(pair_count);

@@ -799,7 +799,7 @@ MultibodySystem::EnergyParts MultibodySystem::compute_energy_parts(ConstVectorRe
 }
 
 std::vector<ContactResult> MultibodySystem::compute_contact_results(ConstVectorRef x) {
-  std::vector<ContactResult> results(contacts_.contacts().size());
+  std::vector<ContactResult> results(contacts_.contact_list().size());
   update_kinematics(x.data());
   apply_contact_forces(results.data());  // also adds into the wrench scratch, reset every RHS
   return results;

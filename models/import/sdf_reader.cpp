@@ -181,7 +181,9 @@ class SdfReader {
       set_pose(body, X_WB);
     }
     for (const SdfLinkState& link : state.links) {
-      if (link.velocity_given) set_velocity(link);
+      if (link.velocity_given && !held_bodies_.contains(body_names_.at(link.link))) {
+        set_velocity(link);
+      }
     }
   }
 
@@ -220,12 +222,20 @@ class SdfReader {
           "sdf-state-joint|" + joints[j]["name"].as<std::string>(),
           fmt::format("{}: the state turns joint {} (hybridsim's joints start at the model "
                       "file's poses, their angles zero there): its links start at the file's "
-                      "poses",
+                      "poses, at rest",
                       link != state.links.end() ? link->where : context_.source(),
                       joints[j]["name"].as<std::string>()));
     }
+    // A set moves as one: its root's motion (its links' differ by the rounding of the saved
+    // poses only), so that its joints stay exact.
     for (auto& [body, motion] : body_motion) {
-      if (held.contains(find(body))) motion = ImportPose{};
+      const std::string set = find(body);
+      if (held.contains(set)) {
+        motion = ImportPose{};
+        held_bodies_.insert(body);
+      } else if (set != body) {
+        motion = motion_of(set);
+      }
     }
     for (std::size_t j = 0; j < joints.size(); ++j) {
       YAML::Node joint = joints[j];
@@ -243,9 +253,12 @@ class SdfReader {
     return {-(q * X.p), q};
   }
   static bool is_rest(const ImportPose& X) { return X.p.isZero(0.0) && is_identity(X.q); }
-  // Alike to the rounding of a saved state: 1e-9 m, 1e-9 rad.
+  // Alike to the rounding of a saved state: Gazebo writes poses to 6 decimals (ign-math's
+  // output precision), each link's on its own, and a rounded angle moves a link 10 m out by
+  // 5e-6 m: 1e-5 rad, and 1e-5 m per metre from the origin.
   static bool same_motion(const ImportPose& a, const ImportPose& b) {
-    return (a.p - b.p).norm() <= 1e-9 && a.q.angularDistance(b.q) <= 1e-9;
+    return (a.p - b.p).norm() <= 1e-5 * (1.0 + std::max(a.p.norm(), b.p.norm())) &&
+           a.q.angularDistance(b.q) <= 1e-5;
   }
   static Vec3 vec3_from(const YAML::Node& node) {
     return Vec3(node[0].as<double>(), node[1].as<double>(), node[2].as<double>());
@@ -641,6 +654,7 @@ class SdfReader {
   // The file's poses in world (for the state): models by scope ("outer::inner::"), links by
   // scoped name, bodies by name.
   std::map<std::string, ImportPose> model_poses_, link_poses_, body_poses_;
+  std::set<std::string> held_bodies_;  // bodies a state would turn a joint of: as in the file
   std::vector<SdfSurface> surfaces_;
   OdeFrictionModel friction_model_ = OdeFrictionModel::pyramid;
   std::size_t moving_colliders_ = 0, fixed_colliders_ = 0;  // bodies with collision shapes

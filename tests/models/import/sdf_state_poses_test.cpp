@@ -127,15 +127,34 @@ TEST_CASE("SDF <state> poses: a model's pose moves its links and joint with it")
   const Mat3 R_start =
       run_a->system->compute_kinematics(run_a->recorder.output_states.front())[lower].X_WB.rotation;
   CHECK(R_end.col(0).dot(R_start.col(0)) < 0.9);
+
+  // As Gazebo saves it: each link's pose to 6 decimals. The links' motions differ by that
+  // rounding (5e-7), not by a turn of the elbow: the arm moves as one, by the motion of one of
+  // them, and the elbow stays exact (its two links keep the file's relative pose to 1e-15).
+  const ConvertedScene saved = convert_scene_text(
+      swinging_arm_world("0 0 0 0 0 0",
+                         "<model name='arm'><pose>2 0 1 0 0 1.570796</pose><link "
+                         "name='upper'><pose>2 0 1 0 0 1.570796</pose></link><link "
+                         "name='lower'><pose>2 0.5 1 0 0 1.570796</pose></link></model>"),
+      "s.sdf");
+  CHECK(joined(saved).find("turns joint") == std::string::npos);
+  const Model c = load_scene_text(saved.yaml, "s.yaml");
+  const Body& upper_c = c.bodies[c.find_body("arm::upper")];
+  const Body& lower_c = c.bodies[c.find_body("arm::lower")];
+  CHECK((upper_c.q_WB.conjugate() * (lower_c.p_WB - upper_c.p_WB) - Vec3(0.5, 0.0, 0.0)).norm() <
+        1e-15);
+  CHECK(upper_c.q_WB.angularDistance(lower_c.q_WB) < 1e-15);
+  CHECK((lower_c.p_WB - Vec3(2.0, 0.5, 1.0)).norm() < 1e-6);
 }
 
 TEST_CASE("SDF <state> poses: a state that turns a joint leaves its links at the file's poses") {
   // Gazebo would place the lower link turned about the elbow; hybridsim's joint angles start at
-  // zero at the file's poses, so both links stay there, with a warning that names the link.
+  // zero at the file's poses, so both links stay there, at rest, with a warning that names the
+  // link.
   const ConvertedScene converted = convert_scene_text(
       swinging_arm_world("0 0 0 0 0 0",
                          "<model name='arm'><link name='lower'>\n<pose>0.5 0 0 0 0.4 0</pose>"
-                         "</link></model>"),
+                         "<velocity>0 0 0 0 1 0</velocity></link></model>"),
       "t.sdf");
   CHECK(joined(converted).find("t.sdf:7: <link name='lower'>: the state turns joint arm::elbow") !=
         std::string::npos);
@@ -143,6 +162,8 @@ TEST_CASE("SDF <state> poses: a state that turns a joint leaves its links at the
   CHECK(model.bodies[model.find_body("arm::lower")].p_WB == Vec3(0.5, 0.0, 0.0));
   CHECK(model.bodies[model.find_body("arm::lower")].q_WB.angularDistance(Quat::Identity()) == 0.0);
   CHECK(model.bodies[model.find_body("arm::upper")].p_WB == Vec3::Zero());
+  // At rest: the state's velocity belongs to the turned pose.
+  CHECK(model.bodies[model.find_body("arm::lower")].w_WB_W == Vec3::Zero());
 }
 
 TEST_CASE("SDF <state> poses: degrees, quaternions, and poses that cannot be read") {
