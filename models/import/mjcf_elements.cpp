@@ -6,6 +6,40 @@
 
 namespace hybridsim {
 
+namespace {
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while ((at = text.find_first_not_of(" \t\r\n", at)) != std::string::npos) {
+    const std::size_t end = text.find_first_of(" \t\r\n", at);
+    out.push_back(text.substr(at, end - at));
+    at = end;
+  }
+  return out;
+}
+
+// An attribute set over an inherited value. MuJoCo's parser reads `friction` as up to three
+// numbers into the values the default class gave (its reader does not require all three): the
+// numbers not written keep the class's ("friction='0.5'" under a class of "1 0.02 0.001" is
+// "0.5 0.02 0.001"). Every other attribute replaces the inherited value whole.
+void overlay(MjcfAttributes& attributes, const std::string& key, const std::string& own) {
+  const auto inherited = attributes.find(key);
+  if (key != "friction" || inherited == attributes.end()) {
+    attributes[key] = own;
+    return;
+  }
+  const std::vector<std::string> own_words = words(own);
+  const std::vector<std::string> class_words = words(inherited->second);
+  std::string merged = own;
+  for (std::size_t i = own_words.size(); i < class_words.size(); ++i) {
+    merged += " " + class_words[i];
+  }
+  inherited->second = merged;
+}
+
+}  // namespace
+
 MjcfDefaults::MjcfDefaults() {
   classes_["main"] = DefaultClass{};
 }
@@ -24,7 +58,7 @@ void MjcfDefaults::read_class(const XmlDocument& document, const XmlElement& ele
     if (tag == "default") continue;
     MjcfAttributes& attributes = own.by_tag[tag];
     for (const std::string& key : attribute_names(*child)) {
-      attributes[key] = *attribute(*child, key.c_str());
+      overlay(attributes, key, *attribute(*child, key.c_str()));
     }
   }
   classes_[name] = own;
@@ -47,7 +81,7 @@ MjcfElement MjcfDefaults::resolve(const XmlDocument& document, const XmlElement&
   const auto tag_defaults = found->second.by_tag.find(element_name(element));
   if (tag_defaults != found->second.by_tag.end()) resolved.attributes = tag_defaults->second;
   for (const std::string& key : attribute_names(element)) {
-    resolved.attributes[key] = *attribute(element, key.c_str());
+    overlay(resolved.attributes, key, *attribute(element, key.c_str()));
   }
   return resolved;
 }

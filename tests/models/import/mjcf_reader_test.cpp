@@ -203,6 +203,33 @@ TEST_CASE("MJCF friction: the larger sliding coefficient of a pair, the cone by 
   const YAML::Node rolling = pair_of("condim='6'", "friction='0.5 0.02 0.003'");
   CHECK(rolling["rolling_lever"].as<double>() == 0.003);
   CHECK(rolling["rolling_resistance"].as<double>() == 1.0);
+
+  // A geom's friction with fewer than three numbers keeps its class's others (MuJoCo reads the
+  // attribute into the class's values): '0.7' under a class of '1.5 0.03 0.002' is
+  // '0.7 0.03 0.002', and a nested class's '0.9' over it '0.9 0.03 0.002'.
+  for (const auto& [ball, sliding] :
+       {std::pair{"class='grippy' friction='0.7'", 0.7}, std::pair{"class='softer'", 0.9}}) {
+    const YAML::Node scene = YAML::Load(
+        convert_scene_text(
+            std::string("<mujoco><default><default class='grippy'><geom condim='6' "
+                        "friction='1.5 0.03 0.002'/><default class='softer'><geom "
+                        "friction='0.9'/></default></default></default><worldbody><geom "
+                        "type='plane' size='0 0 1' friction='0.2'/><body><freejoint/><geom "
+                        "size='0.1' density='7850' ") +
+                ball + "/></body></worldbody></mujoco>",
+            "partial.xml")
+            .yaml);
+    YAML::Node pair;
+    for (const YAML::Node& entry : scene["contact_materials"]) {
+      if (entry["pair"][0].as<std::string>() != entry["pair"][1].as<std::string>()) pair = entry;
+    }
+    CAPTURE(ball);
+    REQUIRE(pair.IsMap());
+    CHECK(pair["friction"]["mu_kinetic"].as<double>() == sliding);  // above the plane's 0.2
+    CHECK(pair["torsional_patch_radius"].as<double>() ==
+          testing::relative(16.0 * 0.03 / (3.0 * std::numbers::pi), 1e-15));
+    CHECK(pair["rolling_lever"].as<double>() == 0.002);
+  }
 }
 
 // A steel ball (r = 0.1 m, MJCF density 7850) on the plane, both geoms with `geom_keys`, started
