@@ -277,7 +277,18 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   std::vector<EventRecord> records;
 
   // New contactDict: every point penetrating deeper than 2 eps.
-  contact_list_.clear();  // not left longer than the dictionary if the rebuild throws
+  // A rebuild that throws part-way (a narrowphase failure) leaves contactDict and the views of
+  // it empty and consistent, not half-filled.
+  struct Unwind {
+    ContactHandler& handler;
+    bool done = false;
+    ~Unwind() {
+      if (!done) {
+        handler.contact_dict_.clear();
+        handler.index_contacts();
+      }
+    }
+  } unwind{*this};
   contact_dict_.clear();
   broadphase_.for_each_candidate_pair([&](int a, int b) {
     if (is_manifold_pair(a, b)) {
@@ -328,6 +339,7 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   }
   last_contact_dict_ = contact_dict_;
   index_contacts();
+  unwind.done = true;
   return records;
 }
 
@@ -641,7 +653,18 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
   const auto shape_count = static_cast<double>(model_.shapes.size());
   const double kinds = static_cast<double>(static_cast<int>(FeatureKind::face_edge) + 1);
   const double references = static_cast<double>(static_cast<int>(ManifoldKind::terrain) + 1);
-  contact_list_.clear();  // not left longer than the dictionary if the rebuild throws
+  // A rebuild that throws part-way (a narrowphase failure) leaves contactDict and the views of
+  // it empty and consistent, not half-filled.
+  struct Unwind {
+    ContactHandler& handler;
+    bool done = false;
+    ~Unwind() {
+      if (!done) {
+        handler.contact_dict_.clear();
+        handler.index_contacts();
+      }
+    }
+  } unwind{*this};
   contact_dict_.clear();
   for (std::size_t i = 0; i < stored.size(); i += n) {
     const auto v = stored.subspan(i, n);
@@ -700,6 +723,7 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
   broadphase_.update(X_WS);
   last_contact_dict_ = contact_dict_;
   index_contacts();
+  unwind.done = true;
 }
 
 void ContactHandler::reset() {

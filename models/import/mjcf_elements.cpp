@@ -25,7 +25,8 @@ std::vector<std::string> words(const std::string& text) {
 // "0.5 0.02 0.001"). Every other attribute replaces the inherited value whole.
 void overlay(MjcfAttributes& attributes, const std::string& key, const std::string& own) {
   const auto inherited = attributes.find(key);
-  if (key != "friction" || inherited == attributes.end()) {
+  // An empty one stays as written: the reader refuses it.
+  if (key != "friction" || inherited == attributes.end() || words(own).empty()) {
     attributes[key] = own;
     return;
   }

@@ -196,45 +196,62 @@ class SdfReader {
       const auto found = body_motion.find(body);
       return found != body_motion.end() ? found->second : ImportPose{};
     };
-    // The links joined to one another, as sets.
+    // How far a link's file pose is from the origin (m), which scales its motion's rounding.
+    const auto reach = [&](const std::string& body) {
+      const auto found = body_poses_.find(body);
+      return found != body_poses_.end() ? found->second.p.norm() : 0.0;
+    };
+    // The links joined to one another, as sets; "world" is one of them, and a set holding it
+    // does not move.
     std::map<std::string, std::string> root;
     const std::function<std::string(const std::string&)> find = [&](const std::string& body) {
       const auto up = root.find(body);
       return up == root.end() || up->second == body ? body : find(up->second);
     };
-    std::set<std::string> held;  // roots of the sets a state turns a joint of
     for (std::size_t j = 0; j < joints.size(); ++j) {
-      const std::string parent = joints[j]["parent"].as<std::string>();
-      const std::string child = joints[j]["child"].as<std::string>();
-      if (parent != "world") root[find(child)] = find(parent);
+      root[find(joints[j]["child"].as<std::string>())] =
+          find(joints[j]["parent"].as<std::string>());
     }
-    for (std::size_t j = 0; j < joints.size(); ++j) {
-      const std::string parent = joints[j]["parent"].as<std::string>();
-      const std::string child = joints[j]["child"].as<std::string>();
-      if (same_motion(parent == "world" ? ImportPose{} : motion_of(parent), motion_of(child))) {
-        continue;
-      }
-      held.insert(find(child));
+    const auto set_motion = [&](const std::string& set) {
+      return set == find("world") ? ImportPose{} : motion_of(set);
+    };
+    std::set<std::string> held;  // the sets a state turns a joint of
+    const auto hold = [&](const std::string& body, const std::string& what) {
+      held.insert(find(body));
       const auto link = std::find_if(state.links.begin(), state.links.end(), [&](const auto& l) {
-        return l.X_WL && body_names_.at(l.link) == child;
+        return l.X_WL && body_names_.at(l.link) == body;
       });
       context_.warn_once(
-          "sdf-state-joint|" + joints[j]["name"].as<std::string>(),
-          fmt::format("{}: the state turns joint {} (hybridsim's joints start at the model "
-                      "file's poses, their angles zero there): its links start at the file's "
-                      "poses, at rest",
-                      link != state.links.end() ? link->where : context_.source(),
-                      joints[j]["name"].as<std::string>()));
+          "sdf-state-joint|" + what,
+          fmt::format("{}: the state turns {} (hybridsim's joints start at the "
+                      "model file's poses, their angles zero there): its links "
+                      "start at the file's poses, at rest",
+                      link != state.links.end() ? link->where : context_.source(), what));
+    };
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      const std::string parent = joints[j]["parent"].as<std::string>();
+      const std::string child = joints[j]["child"].as<std::string>();
+      if (!same_motion(motion_of(parent), motion_of(child),
+                       1.0 + std::max(reach(parent), reach(child)))) {
+        hold(child, "joint " + joints[j]["name"].as<std::string>());
+      }
     }
-    // A set moves as one: its root's motion (its links' differ by the rounding of the saved
-    // poses only), so that its joints stay exact.
+    // A set moves as one, by its root's motion, so that its joints stay exact; each of its links
+    // must lie within the rounding of that motion (along a chain the joints' tolerances would
+    // add up).
+    for (const auto& [body, motion] : body_motion) {
+      const std::string set = find(body);
+      if (!held.contains(set) && !same_motion(motion, set_motion(set), 1.0 + reach(body))) {
+        hold(body, "the joints of " + body);
+      }
+    }
     for (auto& [body, motion] : body_motion) {
       const std::string set = find(body);
       if (held.contains(set)) {
         motion = ImportPose{};
         held_bodies_.insert(body);
-      } else if (set != body) {
-        motion = motion_of(set);
+      } else {
+        motion = set_motion(set);
       }
     }
     for (std::size_t j = 0; j < joints.size(); ++j) {
@@ -254,11 +271,11 @@ class SdfReader {
   }
   static bool is_rest(const ImportPose& X) { return X.p.isZero(0.0) && is_identity(X.q); }
   // Alike to the rounding of a saved state: Gazebo writes poses to 6 decimals (ign-math's
-  // output precision), each link's on its own, and a rounded angle moves a link 10 m out by
-  // 5e-6 m: 1e-5 rad, and 1e-5 m per metre from the origin.
-  static bool same_motion(const ImportPose& a, const ImportPose& b) {
-    return (a.p - b.p).norm() <= 1e-5 * (1.0 + std::max(a.p.norm(), b.p.norm())) &&
-           a.q.angularDistance(b.q) <= 1e-5;
+  // output precision), each link's on its own, and a rounded angle turns the motion of a link
+  // 10 m from the origin by 5e-6 m: 1e-5 rad, and 1e-5 m times `scale` (1 + the links' distance
+  // from the origin, m).
+  static bool same_motion(const ImportPose& a, const ImportPose& b, double scale) {
+    return (a.p - b.p).norm() <= 1e-5 * scale && a.q.angularDistance(b.q) <= 1e-5;
   }
   static Vec3 vec3_from(const YAML::Node& node) {
     return Vec3(node[0].as<double>(), node[1].as<double>(), node[2].as<double>());

@@ -207,8 +207,11 @@ TEST_CASE("MJCF friction: the larger sliding coefficient of a pair, the cone by 
   // A geom's friction with fewer than three numbers keeps its class's others (MuJoCo reads the
   // attribute into the class's values): '0.7' under a class of '1.5 0.03 0.002' is
   // '0.7 0.03 0.002', and a nested class's '0.9' over it '0.9 0.03 0.002'.
-  for (const auto& [ball, sliding] :
+  // (No structured binding: clang 14's CAPTURE cannot name one.)
+  for (const auto& geom :
        {std::pair{"class='grippy' friction='0.7'", 0.7}, std::pair{"class='softer'", 0.9}}) {
+    const std::string ball = geom.first;
+    const double sliding = geom.second;
     const YAML::Node scene = YAML::Load(
         convert_scene_text(
             std::string("<mujoco><default><default class='grippy'><geom condim='6' "
@@ -230,6 +233,17 @@ TEST_CASE("MJCF friction: the larger sliding coefficient of a pair, the cone by 
           testing::relative(16.0 * 0.03 / (3.0 * std::numbers::pi), 1e-15));
     CHECK(pair["rolling_lever"].as<double>() == 0.002);
   }
+  // An empty friction is refused, class or not.
+  bool refused = false;
+  try {
+    (void)convert_scene_text(
+        "<mujoco><default><geom friction='1 0.01 0.001'/></default><worldbody><geom "
+        "type='plane' size='0 0 1' friction=' '/></worldbody></mujoco>",
+        "empty.xml");
+  } catch (const InputError& e) {
+    refused = std::string(e.what()).find("friction") != std::string::npos;
+  }
+  CHECK(refused);
 }
 
 // A steel ball (r = 0.1 m, MJCF density 7850) on the plane, both geoms with `geom_keys`, started

@@ -166,6 +166,28 @@ TEST_CASE("SDF <state> poses: a state that turns a joint leaves its links at the
   CHECK(model.bodies[model.find_body("arm::lower")].w_WB_W == Vec3::Zero());
 }
 
+TEST_CASE("SDF <state> poses: a pendulum on the world, saved far out, stays where its joint is") {
+  // A pendulum hinged to the world 100 m out, its bob's pose saved by Gazebo to 6 decimals: the
+  // yaw 0.1234567891 written 0.123457 differs by 2.1e-7 rad, which moves a link 100 m out by
+  // 2.1e-5 m. That is rounding, not a turn: no warning, and the bob stays exactly at the file's
+  // pose (a set joined to the world does not move).
+  const std::string world =
+      "<?xml version='1.0'?>\n<sdf version='1.9'>\n<world name='w'>\n"
+      "<model name='p'><pose>100 0 1 0 0 0.1234567891</pose><link name='bob'>" +
+      inertial(1.0) +
+      "</link><joint name='hinge' type='revolute'><parent>world</parent><child>bob</child>"
+      "<axis><xyz>0 1 0</xyz></axis></joint></model>\n<state world_name='w'>\n<model "
+      "name='p'><pose>100 0 1 0 0 0.123457</pose><link name='bob'><pose>100 0 1 0 0 "
+      "0.123457</pose><velocity>0 0 0 0 0 0</velocity></link></model>\n</state>\n</world>\n"
+      "</sdf>\n";
+  const ConvertedScene converted = convert_scene_text(world, "p.sdf");
+  CHECK(joined(converted).find("turns") == std::string::npos);
+  const Model model = load_scene_text(converted.yaml, "p.yaml");
+  const Body& bob = model.bodies[model.find_body("p")];
+  CHECK(bob.p_WB == Vec3(100.0, 0.0, 1.0));
+  CHECK(bob.q_WB.angularDistance(Quat(Eigen::AngleAxisd(0.1234567891, Vec3::UnitZ()))) < 1e-15);
+}
+
 TEST_CASE("SDF <state> poses: degrees, quaternions, and poses that cannot be read") {
   // 90 degrees about z as degrees and as a quaternion: the same turn (1e-15).
   for (const std::string pose : {"<pose degrees='true'>0 0 1 0 0 90</pose>",
