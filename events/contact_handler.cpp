@@ -15,6 +15,18 @@
 namespace hybridsim {
 namespace {
 
+// Calls `action` when the scope is left by an exception: unless `done` was set on the way out.
+template <class Action>
+struct OnUnwind {
+  Action action;
+  bool done = false;
+  ~OnUnwind() {
+    if (!done) action();
+  }
+};
+template <class Action>
+OnUnwind(Action) -> OnUnwind<Action>;
+
 // c_i = E_i / (1 - nu_i^2) of a material.
 double plane_strain_modulus(const Material& material) {
   return material.youngs_modulus / (1.0 - material.poisson_ratio * material.poisson_ratio);
@@ -279,16 +291,10 @@ std::vector<EventRecord> ContactHandler::rebuild_contacts(double t, std::string_
   // New contactDict: every point penetrating deeper than 2 eps.
   // A rebuild that throws part-way (a narrowphase failure) leaves contactDict and the views of
   // it empty and consistent, not half-filled.
-  struct Unwind {
-    ContactHandler& handler;
-    bool done = false;
-    ~Unwind() {
-      if (!done) {
-        handler.contact_dict_.clear();
-        handler.index_contacts();
-      }
-    }
-  } unwind{*this};
+  OnUnwind unwind{[this] {
+    contact_dict_.clear();
+    index_contacts();
+  }};
   contact_dict_.clear();
   broadphase_.for_each_candidate_pair([&](int a, int b) {
     if (is_manifold_pair(a, b)) {
@@ -655,16 +661,10 @@ void ContactHandler::restore(std::span<const double> stored, std::span<const Pos
   const double references = static_cast<double>(static_cast<int>(ManifoldKind::terrain) + 1);
   // A rebuild that throws part-way (a narrowphase failure) leaves contactDict and the views of
   // it empty and consistent, not half-filled.
-  struct Unwind {
-    ContactHandler& handler;
-    bool done = false;
-    ~Unwind() {
-      if (!done) {
-        handler.contact_dict_.clear();
-        handler.index_contacts();
-      }
-    }
-  } unwind{*this};
+  OnUnwind unwind{[this] {
+    contact_dict_.clear();
+    index_contacts();
+  }};
   contact_dict_.clear();
   for (std::size_t i = 0; i < stored.size(); i += n) {
     const auto v = stored.subspan(i, n);
