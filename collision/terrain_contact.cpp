@@ -91,7 +91,11 @@ FaceExit face_exit(const TriangleSurface& s, int t, const Vec3& c) {
   FaceExit exit;
   int valley = -1;
   for (int k = 0; k < 3; ++k) {
-    const double beyond = edge_outward(s, t, k).dot(c - vertex_of(s, t, k));
+    // Only distances beyond an edge count: the sign first, without the square root (a point over
+    // the face, the usual case, needs none), then the distance as the unit perpendicular gives it.
+    const Vec3& a = vertex_of(s, t, k);
+    if (!((vertex_of(s, t, k + 1) - a).cross(s.normals_S[ti]).dot(c - a) > 0.0)) continue;
+    const double beyond = edge_outward(s, t, k).dot(c - a);
     if (s.creases[ti][static_cast<std::size_t>(k)] != Crease::concave) {
       if (beyond > exit.beyond) exit.beyond = beyond, exit.edge = k;
     } else if (beyond > exit.beyond_valley) {
@@ -516,6 +520,24 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
       if (candidate.geometry.distance < shallowest->geometry.distance) *shallowest = candidate;
     }
   }
+}
+
+std::optional<double> compute_valley_free_terrain_bound(const Shape& a, const Pose& X_WA,
+                                                        const Shape& b, const Pose& X_WB) {
+  const TerrainPair p = order(a, X_WA, b, X_WB);
+  if (p.partner.type != ShapeType::sphere) return std::nullopt;
+  const TriangleSurface& surface = *p.terrain.surface;
+  // The margin and the reach of compute_terrain_manifold's search for a ball.
+  const double margin = kTerrainSearchMargin * compute_bounding_radius(p.partner);
+  const PartnerPoint point = partner_point(p.partner, 0);
+  bool valley = false;
+  surface.for_each_triangle_near(point_in_terrain(p, point), point.radius + margin, [&](int t) {
+    const std::array<Crease, 3>& creases = surface.creases[static_cast<std::size_t>(t)];
+    valley = valley || creases[0] == Crease::concave || creases[1] == Crease::concave ||
+             creases[2] == Crease::concave;
+  });
+  if (valley) return std::nullopt;
+  return margin;
 }
 
 ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Shape& b,

@@ -11,6 +11,7 @@
 // one that holds it now, so that it keeps its identity across triangles with no event.
 #pragma once
 
+#include <optional>
 #include <span>
 
 #include "collision/contact_manifold.hpp"
@@ -84,6 +85,14 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
 ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Shape& b,
                                      const Pose& X_WB, const Feature& feature_a,
                                      const Feature& feature_b);
+
+// For a ball on terrain with no valley (concave edge) among the triangles its search reaches:
+// the unseen distance compute_terrain_manifold would give, without the search. Over such a patch
+// the surface bends away or lies flat everywhere, so exactly one feature holds the centre (the
+// regions partition the space, see above): the point the pair already tracks, which z2 skips.
+// Empty for other partners and where a valley is near.
+std::optional<double> compute_valley_free_terrain_bound(const Shape& a, const Pose& X_WA,
+                                                        const Shape& b, const Pose& X_WB);
 
 // Whether `feature` names a point of the partner as compute_terrain_manifold does.
 bool is_partner_feature(const Shape& partner, const Feature& feature);
