@@ -93,7 +93,12 @@ double compute_normal_force(const ContactLawParameters& law, double damping, dou
   const double delta = std::max(penetration, 0.0);
   double f_n = 0.0;
   if (law.normal_law == NormalLaw::linear) {
-    f_n = law.kp * delta + damping * penetration_rate;
+    f_n = law.kp * std::max(delta - law.min_depth, 0.0) + damping * penetration_rate;
+    // ODE's max_vel: the force that would drive the surfaces apart faster than max_vel is cut to
+    // the damper that lets them separate at max_vel (an unloaded pair then leaves at that speed).
+    if (law.max_vel < kInfinity) {
+      f_n = std::min(f_n, law.max_vel_damping * (law.max_vel + penetration_rate));
+    }
     if (delta == 0.0) f_n = 0.0;  // no contact force without penetration
   } else {
     // delta^1.5 as delta sqrt(delta): the Hertz exponent, several times cheaper than pow.
@@ -107,7 +112,11 @@ double compute_normal_force(const ContactLawParameters& law, double damping, dou
 
 double compute_elastic_energy(const ContactLawParameters& law, double penetration) {
   if (penetration <= 0.0) return 0.0;
-  if (law.normal_law == NormalLaw::linear) return 0.5 * law.kp * penetration * penetration;
+  if (law.normal_law == NormalLaw::linear) {
+    // The spring's energy (under max_vel the cap, which depends on the rate, can hold it back).
+    const double spring = std::max(penetration - law.min_depth, 0.0);
+    return 0.5 * law.kp * spring * spring;
+  }
   const double n = law.n_geo;
   return law.stiffness * std::pow(penetration, n + 1.0) / (n + 1.0);
 }

@@ -8,7 +8,7 @@
 // Normal laws (delta penetration, delta_dot its rate, positive approaching):
 //   elastic        f_n = K delta^n (1 + d delta_dot), K = c_res c_geo, n = 1.5, d from v- and e
 //   hunt_crossley  f_n = K delta^n (1 + d delta_dot), K and d combined from the two shapes
-//   linear         f_n = kp delta + kd delta_dot
+//   linear         f_n = kp (delta - min_depth)+ + kd delta_dot, at most D (max_vel + delta_dot)
 // each clamped at f_n >= 0 unless the clamp is off.
 #pragma once
 
@@ -48,6 +48,9 @@ struct ContactLawParameters {
   double dissipation = 0.0;         // Hunt-Crossley d, s/m (combined from the shapes)
   double kp = 0.0;                  // linear law stiffness, N/m
   double kd = 0.0;                  // linear law damping, N s/m
+  double min_depth = 0.0;           // linear law: depth the spring leaves uncorrected, m (ODE's)
+  double max_vel = kInfinity;       // linear law: largest separation speed it drives, m/s (ODE's)
+  double max_vel_damping = 0.0;     // D of that cap, N s/m: kd + max_vel_step kp
   bool observer = false;            // detect contact, apply no force
   double r_geo = 0.0;               // m, combined contact sphere radius
   double restitution = 1.0;         // coefficient of restitution e

@@ -38,9 +38,17 @@ struct ContactMaterial {
   double restitution = 1.0;  // coefficient of restitution e, dimensionless, in [0, 1]
   NormalLaw normal_law = NormalLaw::elastic;
   DampingModel damping_model = DampingModel::exact;  // elastic law: how d follows from e and v-
-  double exponent = 1.0;        // Hunt-Crossley penetration exponent n, dimensionless
-  double kp = 0.0;              // linear law, N/m
-  double kd = 0.0;              // linear law, N s/m
+  double exponent = 1.0;  // Hunt-Crossley penetration exponent n, dimensionless
+  double kp = 0.0;        // linear law, N/m
+  double kd = 0.0;        // linear law, N s/m
+  // Linear law, ODE's penetration correction as Gazebo sets it per surface (//contact/ode):
+  // the spring acts on the depth beyond min_depth (m), and the force never exceeds the damper
+  // D (max_vel + delta_dot), D = kd + max_vel_step kp, which lets surfaces pressed together
+  // separate at max_vel (m/s) at most. max_vel_step (s) is ODE's time step: its implicit step
+  // makes the damper D (docs/physics.md). Infinite max_vel: no cap.
+  double min_depth = 0.0;
+  double max_vel = kInfinity;
+  double max_vel_step = 0.0;
   bool observer = false;        // contact events, no force
   double v_small = 0.01;        // m/s; below this pre-impact speed e is taken as 0 (elastic law)
   bool clamp = true;            // clamp the normal force at f_n >= 0 (no pull); false: unclamped

@@ -130,6 +130,9 @@ ContactLawParameters resolve_contact_law(const Model& model, int shape_a, int sh
   } else if (cm.normal_law == NormalLaw::linear) {
     law.kp = cm.kp;
     law.kd = cm.kd;
+    law.min_depth = cm.min_depth;
+    law.max_vel = cm.max_vel;
+    law.max_vel_damping = cm.kd + cm.max_vel_step * cm.kp;
     law.n_geo = 1.0;
   }
   law.restitution = cm.restitution;

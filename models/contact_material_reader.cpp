@@ -168,8 +168,18 @@ void read_contact_materials(MapReader& root, Model& model) {
     if (cm.normal_law == NormalLaw::linear) {
       cm.kp = reader.required_positive("kp");
       cm.kd = reader.non_negative("kd", 0.0);
+      // ODE's penetration correction (Gazebo's //contact/ode/min_depth and max_vel).
+      cm.min_depth = reader.non_negative("min_depth", 0.0);
+      cm.max_vel = reader.non_negative("max_vel", kInfinity);
+      cm.max_vel_step = reader.non_negative("max_vel_step", 0.0);
+      if (cm.max_vel < kInfinity && !(cm.kd + cm.max_vel_step * cm.kp > 0.0)) {
+        reader.fail("max_vel", "needs a damper to act through: kd or max_vel_step above 0");
+      }
+      if (cm.max_vel == kInfinity && reader.has("max_vel_step")) {
+        reader.fail("max_vel_step", "belongs to max_vel");
+      }
     } else {
-      for (const char* key : {"kp", "kd"}) {
+      for (const char* key : {"kp", "kd", "min_depth", "max_vel", "max_vel_step"}) {
         if (reader.has(key)) reader.fail(key, "belongs to normal_law: linear");
       }
     }
@@ -265,6 +275,10 @@ std::optional<ContactMaterial> combine_self_pairs(const Model& model, int a, int
   cm.observer = A.observer || B.observer;
   cm.kp = series(A.kp, B.kp);
   cm.kd = series(A.kd, B.kd);
+  // ODE's rule for two bodies: the smaller min_depth and max_vel.
+  cm.min_depth = std::min(A.min_depth, B.min_depth);
+  cm.max_vel = std::min(A.max_vel, B.max_vel);
+  cm.max_vel_step = std::max(A.max_vel_step, B.max_vel_step);
   cm.friction.mu_kinetic = friction_mean(A.friction.mu_kinetic, B.friction.mu_kinetic);
   cm.friction.mu_static = friction_mean(A.friction.mu_static, B.friction.mu_static);
   cm.friction.mu2 = A.friction.mu2 < 0.0 && B.friction.mu2 < 0.0

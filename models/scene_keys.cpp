@@ -84,6 +84,13 @@ constexpr SceneKey kSceneKeys[] = {
     {"contact_materials[]", "exponent", "number", "1", "Hunt–Crossley exponent n"},
     {"contact_materials[]", "kp", "number, N/m", "required by linear", "linear law stiffness"},
     {"contact_materials[]", "kd", "number, N s/m", "0", "linear law damping"},
+    {"contact_materials[]", "min_depth", "number, m", "0",
+     "linear law: depth the spring leaves uncorrected, kp (δ − min_depth)₊ (ODE's, Gazebo's)"},
+    {"contact_materials[]", "max_vel", "number, m/s", "none",
+     "linear law: the force never drives the surfaces apart faster: at most "
+     "(kd + max_vel_step kp)(max_vel + δ̇) (ODE's, Gazebo's)"},
+    {"contact_materials[]", "max_vel_step", "number, s", "0",
+     "ODE's time step, whose implicit step adds max_vel_step kp to the cap's damper"},
     {"contact_materials[]", "damping_model",
      "exact, flores, hunt_crossley, lankarani_nikravesh or gonthier", "exact",
      "how the elastic law's damping follows e"},

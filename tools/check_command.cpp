@@ -97,6 +97,11 @@ json contact_material_json(const ContactMaterial& cm) {
   if (cm.normal_law == NormalLaw::linear) {
     c["kp"] = cm.kp;
     c["kd"] = cm.kd;
+    if (cm.min_depth > 0.0) c["min_depth"] = cm.min_depth;
+    if (cm.max_vel < kInfinity) {
+      c["max_vel"] = cm.max_vel;
+      c["max_vel_step"] = cm.max_vel_step;
+    }
   }
   const FrictionParameters& f = cm.friction;
   json friction = {{"model", std::string(to_string(f.model))}};

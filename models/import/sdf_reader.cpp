@@ -84,7 +84,7 @@ class SdfReader {
       const sdf::World& world = *root.WorldByIndex(0);
       tree_["name"] = world.Name();
       tree_["gravity"] = vec3_node(vec3_of(world.Gravity()));
-      read_friction_model(world);
+      read_world_physics(world);
       for (uint64_t i = 0; i < world.ModelCount(); ++i) {
         read_model(*world.ModelByIndex(i), "", ImportPose{});
       }
@@ -102,9 +102,10 @@ class SdfReader {
   }
 
  private:
-  void read_friction_model(const sdf::World& world) {
+  void read_world_physics(const sdf::World& world) {
     const sdf::Physics* physics = world.PhysicsDefault();
     if (physics == nullptr || physics->Element() == nullptr) return;
+    world_contact_.step = physics->MaxStepSize();
     if (physics->EngineType() != "ode") {
       // Gazebo's other engines combine surfaces their own way; the ODE rules are the documented
       // ones.
@@ -116,12 +117,25 @@ class SdfReader {
       return;
     }
     const sdf::ElementPtr ode = physics->Element()->FindElement("ode");
+    const sdf::ElementPtr constraints = ode ? ode->FindElement("constraints") : nullptr;
+    const sdf::ElementPtr max_correcting =
+        constraints ? constraints->FindElement("contact_max_correcting_vel") : nullptr;
+    if (max_correcting) world_contact_.max_correcting_vel = max_correcting->Get<double>();
+    const sdf::ElementPtr layer =
+        constraints ? constraints->FindElement("contact_surface_layer") : nullptr;
+    if (layer && layer->GetExplicitlySetInFile()) {
+      context_.warn_once("sdf-surface-layer",
+                         fmt::format("{}: ignored: gazebo-classic gives every link's ODE body the "
+                                     "min_depth of its collisions, which replaces the world's "
+                                     "surface layer",
+                                     locate_sdf_element(layer, context_.source())));
+    }
     const sdf::ElementPtr solver = ode ? ode->FindElement("solver") : nullptr;
     const sdf::ElementPtr model = solver ? solver->FindElement("friction_model") : nullptr;
     if (!model) return;
     const std::string name = model->Get<std::string>();
     if (name == "cone_model") {
-      friction_model_ = OdeFrictionModel::cone;
+      world_contact_.model = OdeFrictionModel::cone;
     } else if (name != "pyramid_model") {
       context_.warn_once("sdf-friction-model",
                          fmt::format("{}: friction_model '{}' is read as pyramid_model",
@@ -370,9 +384,19 @@ class SdfReader {
       node["center_of_mass"] = vec3_node(X_LC.p);
       node["inertia"] = inertia_node(is_identity(X_LC.q) ? I_C : Mat3(R * I_C * R.transpose()));
     }
+    // gazebo-classic gives the link's ODE body the max_vel and min_depth of each collision in
+    // turn (ODELink::UpdateSurface): the last one holds. A static link has no ODE body.
+    std::optional<SdfContactCorrection> correction;
+    if (!fixed) {
+      for (uint64_t i = 0; i < link.CollisionCount(); ++i) {
+        const sdf::Collision& collision = *link.CollisionByIndex(i);
+        correction = read_sdf_contact_correction(
+            collision.Element(), locate_sdf_element(collision.Element(), context_.source()));
+      }
+    }
     for (uint64_t i = 0; i < link.CollisionCount(); ++i) {
       SdfShapeFilter filter;
-      const YAML::Node shape = shape_node(*link.CollisionByIndex(i), fixed, filter);
+      const YAML::Node shape = shape_node(*link.CollisionByIndex(i), fixed, correction, filter);
       if (shape.IsNull()) continue;
       filters_.push_back({tree_["bodies"].size(), node["shapes"].size(), filter});
       node["shapes"].push_back(shape);
@@ -382,7 +406,9 @@ class SdfReader {
     return X_WL;
   }
 
-  YAML::Node shape_node(const sdf::Collision& collision, bool fixed, SdfShapeFilter& filter) {
+  YAML::Node shape_node(const sdf::Collision& collision, bool fixed,
+                        const std::optional<SdfContactCorrection>& correction,
+                        SdfShapeFilter& filter) {
     const std::string where = locate_sdf_element(collision.Element(), context_.source());
     YAML::Node shape;
     shape["name"] = collision.Name();
@@ -432,7 +458,8 @@ class SdfReader {
                          "ellipsoid, plane, mesh, heightmap)");
     }
     set_pose(shape, X_LS);
-    const SdfSurface surface = read_sdf_surface(collision.Element(), where, context_, filter);
+    SdfSurface surface = read_sdf_surface(collision.Element(), where, context_, filter);
+    surface.correction = correction;
     shape["material"] = material_name(surface);
     if (!filter.fdir1.isZero()) shape["fdir1"] = vec3_node(X_LS.q * filter.fdir1);
     if (filter.category != filter.collide) {
@@ -637,13 +664,13 @@ class SdfReader {
     // takes constraint rows for each, up to MultibodySystem::kMaxFrictionPatches.
     const std::size_t body_pairs =
         moving_colliders_ * (moving_colliders_ - 1) / 2 + moving_colliders_ * fixed_colliders_;
-    const SdfFriction friction{friction_model_, body_pairs <= MultibodySystem::kMaxFrictionPatches,
-                               body_pairs};
+    world_contact_.stiction = body_pairs <= MultibodySystem::kMaxFrictionPatches;
+    world_contact_.body_pairs = body_pairs;
     for (std::size_t i = 0; i < surfaces_.size(); ++i) {
       for (std::size_t j = i; j < surfaces_.size(); ++j) {
         tree_["contact_materials"].push_back(sdf_contact_pair(surfaces_[i], surface_material(i),
                                                               surfaces_[j], surface_material(j),
-                                                              friction, context_));
+                                                              world_contact_, context_));
       }
     }
   }
@@ -673,7 +700,7 @@ class SdfReader {
   std::map<std::string, ImportPose> model_poses_, link_poses_, body_poses_;
   std::set<std::string> held_bodies_;  // bodies a state would turn a joint of: as in the file
   std::vector<SdfSurface> surfaces_;
-  OdeFrictionModel friction_model_ = OdeFrictionModel::pyramid;
+  SdfWorldContact world_contact_;  // the world's physics: friction model, ODE's correction bounds
   std::size_t moving_colliders_ = 0, fixed_colliders_ = 0;  // bodies with collision shapes
   struct ShapeFilter {
     std::size_t body = 0, shape = 0;  // indices in the tree's bodies and the body's shapes

@@ -193,6 +193,11 @@ ModelBuilder& ModelBuilder::contact_material(const ContactMaterial& pair) {
   if (pair.normal_law == NormalLaw::linear) {
     node["kp"] = pair.kp;
     node["kd"] = pair.kd;
+    if (pair.min_depth > 0.0) node["min_depth"] = pair.min_depth;
+    if (pair.max_vel < kInfinity) {
+      node["max_vel"] = pair.max_vel;
+      node["max_vel_step"] = pair.max_vel_step;
+    }
   }
   node["damping_model"] = std::string(to_string(pair.damping_model));
   node["observer"] = pair.observer;
