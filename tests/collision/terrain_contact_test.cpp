@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "collision/terrain_contact.hpp"
 #include "collision/triangle_surface.hpp"
 #include "core/errors.hpp"
+#include "test_shapes.hpp"
 
 namespace hybridsim {
 namespace {
@@ -319,6 +321,56 @@ TEST_CASE("terrain contact: past an open border the edge holds a point, also bel
     CAPTURE(angle);
     CHECK(point.height == doctest::Approx(0.05).epsilon(1e-12));
     CHECK(point.validity <= 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace hybridsim
+
+namespace hybridsim {
+namespace {
+
+TEST_CASE("terrain contact: without a valley near, a ball's search finds its one point only") {
+  // compute_valley_free_terrain_bound lets z2 skip the search for a ball it tracks: over a patch
+  // that bends away everywhere (a cap, z = -0.3 (x^2 + y^2), sampled on a heightmap) or lies flat,
+  // the search must find at most one candidate and report the same unseen distance. Checked
+  // against the search itself at 2,000 random ball positions within contact reach, and the
+  // bound must stay empty over a valley (the cap turned into a bowl).
+  for (const double sign : {-1.0, 0.0, 1.0}) {
+    CAPTURE(sign);
+    std::vector<std::vector<double>> heights(33, std::vector<double>(33));
+    for (int row = 0; row < 33; ++row) {
+      for (int column = 0; column < 33; ++column) {
+        const double x = -1.0 + column / 16.0, y = -1.0 + row / 16.0;
+        heights[static_cast<std::size_t>(row)][static_cast<std::size_t>(column)] =
+            sign * 0.3 * (x * x + y * y);
+      }
+    }
+    Shape terrain;
+    terrain.type = ShapeType::heightmap;
+    terrain.surface =
+        std::make_shared<const TriangleSurface>(build_heightmap_surface(heights, 2, 2));
+    const Shape ball = testing::make_sphere(0.05);
+    std::mt19937 random(7);
+    std::uniform_real_distribution<double> across(-0.9, 0.9), gap(-0.004, 0.001);
+    for (int i = 0; i < 2000; ++i) {
+      const double x = across(random), y = across(random);
+      // The ball stands on the surface's normal at (x, y), `gap` from it (negative: pressed in).
+      const Vec3 normal = Vec3(-sign * 0.6 * x, -sign * 0.6 * y, 1.0).normalized();
+      Pose X_WB;
+      X_WB.translation = Vec3(x, y, sign * 0.3 * (x * x + y * y)) + (0.05 + gap(random)) * normal;
+      const Pose X_WT;
+      const auto bound = compute_valley_free_terrain_bound(terrain, X_WT, ball, X_WB);
+      if (sign > 0.0) {
+        CHECK(!bound.has_value());  // a bowl has valleys everywhere
+        continue;
+      }
+      REQUIRE(bound.has_value());
+      ContactManifold manifold;
+      compute_terrain_manifold(terrain, X_WT, ball, X_WB, manifold);
+      CHECK(manifold.count <= 1);
+      CHECK(manifold.unseen_distance == *bound);
+    }
   }
 }
 
