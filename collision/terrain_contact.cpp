@@ -522,21 +522,35 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
   }
 }
 
-std::optional<double> compute_valley_free_terrain_bound(const Shape& a, const Pose& X_WA,
-                                                        const Shape& b, const Pose& X_WB) {
+std::optional<double> compute_flat_terrain_bound(const Shape& a, const Pose& X_WA, const Shape& b,
+                                                 const Pose& X_WB) {
   const TerrainPair p = order(a, X_WA, b, X_WB);
   if (p.partner.type != ShapeType::sphere) return std::nullopt;
   const TriangleSurface& surface = *p.terrain.surface;
   // The margin and the reach of compute_terrain_manifold's search for a ball.
   const double margin = kTerrainSearchMargin * compute_bounding_radius(p.partner);
   const PartnerPoint point = partner_point(p.partner, 0);
-  bool valley = false;
+  // One plane: the first triangle's normal and offset, to the rounding of the coordinates.
+  const double tolerance = 1e-12 * surface.size();
+  int first = -1;
+  bool flat = true;
   surface.for_each_triangle_near(point_in_terrain(p, point), point.radius + margin, [&](int t) {
-    const std::array<Crease, 3>& creases = surface.creases[static_cast<std::size_t>(t)];
-    valley = valley || creases[0] == Crease::concave || creases[1] == Crease::concave ||
-             creases[2] == Crease::concave;
+    if (!flat) return;
+    const auto ti = static_cast<std::size_t>(t);
+    const std::array<Crease, 3>& creases = surface.creases[ti];
+    for (const Crease crease : creases) flat = flat && crease != Crease::boundary;
+    if (first < 0) {
+      first = t;
+      return;
+    }
+    const Vec3& n = surface.normals_S[static_cast<std::size_t>(first)];
+    flat = flat && surface.normals_S[ti].dot(n) >= 1.0 - 1e-12;
+    for (int k = 0; k < 3; ++k) {
+      flat = flat &&
+             std::abs(n.dot(vertex_of(surface, t, k) - vertex_of(surface, first, 0))) <= tolerance;
+    }
   });
-  if (valley) return std::nullopt;
+  if (!flat) return std::nullopt;
   return margin;
 }
 

@@ -86,13 +86,14 @@ ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Sha
                                      const Pose& X_WB, const Feature& feature_a,
                                      const Feature& feature_b);
 
-// For a ball on terrain with no valley (concave edge) among the triangles its search reaches:
-// the unseen distance compute_terrain_manifold would give, without the search. Over such a patch
-// the surface bends away or lies flat everywhere, so exactly one feature holds the centre (the
-// regions partition the space, see above): the point the pair already tracks, which z2 skips.
-// Empty for other partners and where a valley is near.
-std::optional<double> compute_valley_free_terrain_bound(const Shape& a, const Pose& X_WA,
-                                                        const Shape& b, const Pose& X_WB);
+// For a ball over flat terrain, the unseen distance compute_terrain_manifold would give, without
+// the search: where every triangle the search reaches lies in one plane and has a neighbour
+// across each edge, one face (or coplanar faces at one point) holds the centre, the point the
+// pair already tracks, which z2 skips. Empty for other partners and elsewhere: a patch that only
+// bends away is not enough, since a wall beyond the reach of its foot's crease, or a second
+// piece of mesh, can hold a second point.
+std::optional<double> compute_flat_terrain_bound(const Shape& a, const Pose& X_WA, const Shape& b,
+                                                 const Pose& X_WB);
 
 // Whether `feature` names a point of the partner as compute_terrain_manifold does.
 bool is_partner_feature(const Shape& partner, const Feature& feature);

@@ -258,10 +258,10 @@ double ContactHandler::smallest_free_candidate_distance(int a, int b, std::span<
       in_contact != manifold_pairs_.end() ? in_contact->second : PointRange{0, 0};
   const ManifoldReference* kept =
       range.count > 0 ? &contact_points_[static_cast<std::size_t>(range.first)].reference : nullptr;
-  // A ball in contact with terrain that has no valley near: its one candidate is its point.
+  // A ball in contact with flat terrain: its one candidate is its point.
   if (range.count == 1 && is_terrain_pair(model_.shapes[a], model_.shapes[b])) {
-    if (const auto bound = compute_valley_free_terrain_bound(model_.shapes[a], X_WS[a],
-                                                             model_.shapes[b], X_WS[b])) {
+    if (const auto bound =
+            compute_flat_terrain_bound(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b])) {
       return *bound;
     }
   }

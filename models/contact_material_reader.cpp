@@ -197,6 +197,9 @@ void read_contact_materials(MapReader& root, Model& model) {
     }
     cm.v_small = reader.positive("v_small", 0.01);
     cm.clamp = reader.boolean("clamp", true);
+    if (!cm.clamp && cm.max_vel < kInfinity) {
+      reader.fail("clamp", "max_vel caps a force that does not pull: keep clamp true");
+    }
     cm.friction = read_friction(reader);
     cm.rolling_resistance = reader.non_negative("rolling_resistance", 0.0);
     cm.rolling_lever = reader.non_negative("rolling_lever", 0.0);
@@ -330,6 +333,13 @@ void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
           "{}: key 'contact_materials': no entry for the pair [{}, {}] (needed by shapes "
           "{}), and no self pairs [{}, {}] and [{}, {}] with the same laws to combine",
           model.source, name_a, name_b, pair_label(), name_a, name_a, name_b, name_b));
+    }
+    if (combined->max_vel < kInfinity &&
+        !(combined->kd + combined->max_vel_step * combined->kp > 0.0)) {
+      throw InputError(fmt::format(
+          "{}: key 'contact_materials': the pair [{}, {}] combined from its self pairs has "
+          "max_vel but no damper (kd and max_vel_step kp are 0): give the pair its own entry",
+          model.source, name_a, name_b));
     }
     model.contact_materials.push_back(*combined);
     index = static_cast<int>(model.contact_materials.size()) - 1;

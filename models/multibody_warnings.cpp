@@ -94,10 +94,14 @@ void MultibodySystem::event_warnings(double t, const EventOutcome& outcome, doub
 }
 
 // Inputs (forces, torques, servo commands, prescribed motion), servos, wheels (drive torques) and
-// bilateral switches feed or take energy by design; without them a rise is a fault.
+// bilateral switches feed or take energy by design; without them a rise is a fault. So does
+// ODE's max_vel: the cap holds back the linear spring by the rate, and the spring's energy no
+// longer measures what is stored.
 double MultibodySystem::passive_energy(ConstVectorRef x) {
+  const bool capped = std::any_of(model_.contact_materials.begin(), model_.contact_materials.end(),
+                                  [](const ContactMaterial& cm) { return cm.max_vel < kInfinity; });
   if (!model_.inputs.empty() || !model_.wheels.empty() || !model_.bilateral_contacts.empty() ||
-      has_servos_) {
+      has_servos_ || capped) {
     return kNaN;
   }
   return compute_energy(x);

@@ -88,7 +88,7 @@ constexpr SceneKey kSceneKeys[] = {
      "linear law: depth the spring leaves uncorrected, kp (δ − min_depth)₊ (ODE's, Gazebo's)"},
     {"contact_materials[]", "max_vel", "number, m/s", "none",
      "linear law: the force never drives the surfaces apart faster: at most "
-     "(kd + max_vel_step kp)(max_vel + δ̇) (ODE's, Gazebo's)"},
+     "(kd + max_vel_step kp)(max_vel + δ̇) (ODE's contact_max_correcting_vel; needs clamp)"},
     {"contact_materials[]", "max_vel_step", "number, s", "0",
      "ODE's time step, whose implicit step adds max_vel_step kp to the cap's damper"},
     {"contact_materials[]", "damping_model",

@@ -105,7 +105,6 @@ class SdfReader {
   void read_world_physics(const sdf::World& world) {
     const sdf::Physics* physics = world.PhysicsDefault();
     if (physics == nullptr || physics->Element() == nullptr) return;
-    world_contact_.step = physics->MaxStepSize();
     if (physics->EngineType() != "ode") {
       // Gazebo's other engines combine surfaces their own way; the ODE rules are the documented
       // ones.
@@ -117,19 +116,6 @@ class SdfReader {
       return;
     }
     const sdf::ElementPtr ode = physics->Element()->FindElement("ode");
-    const sdf::ElementPtr constraints = ode ? ode->FindElement("constraints") : nullptr;
-    const sdf::ElementPtr max_correcting =
-        constraints ? constraints->FindElement("contact_max_correcting_vel") : nullptr;
-    if (max_correcting) world_contact_.max_correcting_vel = max_correcting->Get<double>();
-    const sdf::ElementPtr layer =
-        constraints ? constraints->FindElement("contact_surface_layer") : nullptr;
-    if (layer && layer->GetExplicitlySetInFile()) {
-      context_.warn_once("sdf-surface-layer",
-                         fmt::format("{}: ignored: gazebo-classic gives every link's ODE body the "
-                                     "min_depth of its collisions, which replaces the world's "
-                                     "surface layer",
-                                     locate_sdf_element(layer, context_.source())));
-    }
     const sdf::ElementPtr solver = ode ? ode->FindElement("solver") : nullptr;
     const sdf::ElementPtr model = solver ? solver->FindElement("friction_model") : nullptr;
     if (!model) return;
@@ -384,19 +370,34 @@ class SdfReader {
       node["center_of_mass"] = vec3_node(X_LC.p);
       node["inertia"] = inertia_node(is_identity(X_LC.q) ? I_C : Mat3(R * I_C * R.transpose()));
     }
-    // gazebo-classic gives the link's ODE body the max_vel and min_depth of each collision in
-    // turn (ODELink::UpdateSurface): the last one holds. A static link has no ODE body.
-    std::optional<SdfContactCorrection> correction;
-    if (!fixed) {
-      for (uint64_t i = 0; i < link.CollisionCount(); ++i) {
-        const sdf::Collision& collision = *link.CollisionByIndex(i);
-        correction = read_sdf_contact_correction(
-            collision.Element(), locate_sdf_element(collision.Element(), context_.source()));
+    // gazebo-classic gives the link's ODE body the min_depth of each collision in turn
+    // (ODELink::UpdateSurface): the last one holds, SDFormat's default 0 included. A static link
+    // has no ODE body.
+    std::optional<double> min_depth;
+    for (uint64_t i = 0; i < link.CollisionCount(); ++i) {
+      const sdf::Collision& collision = *link.CollisionByIndex(i);
+      const std::string place = locate_sdf_element(collision.Element(), context_.source());
+      const std::optional<double> given = read_sdf_min_depth(collision.Element(), place);
+      if (fixed) {
+        if (given) {
+          context_.warn_once("sdf-static-min-depth",
+                             place +
+                                 ": min_depth on a static link does not act (Gazebo gives it "
+                                 "no ODE body): ignored");
+        }
+        continue;
       }
+      if (min_depth && *min_depth != given.value_or(0.0)) {
+        context_.warn_once("sdf-link-min-depth|" + name,
+                           fmt::format("{}: the link's collisions give different min_depth: the "
+                                       "last one's, {} m, holds for all (Gazebo sets one per link)",
+                                       where, given.value_or(0.0)));
+      }
+      min_depth = given.value_or(0.0);
     }
     for (uint64_t i = 0; i < link.CollisionCount(); ++i) {
       SdfShapeFilter filter;
-      const YAML::Node shape = shape_node(*link.CollisionByIndex(i), fixed, correction, filter);
+      const YAML::Node shape = shape_node(*link.CollisionByIndex(i), fixed, min_depth, filter);
       if (shape.IsNull()) continue;
       filters_.push_back({tree_["bodies"].size(), node["shapes"].size(), filter});
       node["shapes"].push_back(shape);
@@ -407,8 +408,7 @@ class SdfReader {
   }
 
   YAML::Node shape_node(const sdf::Collision& collision, bool fixed,
-                        const std::optional<SdfContactCorrection>& correction,
-                        SdfShapeFilter& filter) {
+                        const std::optional<double>& min_depth, SdfShapeFilter& filter) {
     const std::string where = locate_sdf_element(collision.Element(), context_.source());
     YAML::Node shape;
     shape["name"] = collision.Name();
@@ -459,7 +459,7 @@ class SdfReader {
     }
     set_pose(shape, X_LS);
     SdfSurface surface = read_sdf_surface(collision.Element(), where, context_, filter);
-    surface.correction = correction;
+    surface.min_depth = min_depth;
     shape["material"] = material_name(surface);
     if (!filter.fdir1.isZero()) shape["fdir1"] = vec3_node(X_LS.q * filter.fdir1);
     if (filter.category != filter.collide) {
@@ -700,7 +700,7 @@ class SdfReader {
   std::map<std::string, ImportPose> model_poses_, link_poses_, body_poses_;
   std::set<std::string> held_bodies_;  // bodies a state would turn a joint of: as in the file
   std::vector<SdfSurface> surfaces_;
-  SdfWorldContact world_contact_;  // the world's physics: friction model, ODE's correction bounds
+  SdfWorldContact world_contact_;                           // the world's friction model
   std::size_t moving_colliders_ = 0, fixed_colliders_ = 0;  // bodies with collision shapes
   struct ShapeFilter {
     std::size_t body = 0, shape = 0;  // indices in the tree's bodies and the body's shapes

@@ -48,29 +48,16 @@ std::string locate_sdf_element(const sdf::ElementPtr& element, const std::string
                                : fmt::format("{}: {}", file, tag);
 }
 
-SdfContactCorrection read_sdf_contact_correction(const sdf::ElementPtr& collision,
-                                                 const std::string& where) {
-  SdfContactCorrection correction;
+std::optional<double> read_sdf_min_depth(const sdf::ElementPtr& collision,
+                                         const std::string& where) {
   const sdf::ElementPtr surface = find_path(collision, {"surface"});
-  const auto read = [&](const char* name, double& value) {
-    const auto v = given<double>(surface, {"contact", "ode", name});
-    if (!v) return;
-    if (!std::isfinite(*v)) {
-      throw InputError(
-          fmt::format("{}: must be a finite number",
-                      element_place(find_path(surface, {"contact", "ode", name}), where)));
-    }
-    value = *v;
-  };
-  if (!surface) return correction;
-  read("max_vel", correction.max_vel);
-  read("min_depth", correction.min_depth);
-  if (correction.min_depth < 0.0) {
+  const auto v = given<double>(surface, {"contact", "ode", "min_depth"});
+  if (v && !(std::isfinite(*v) && *v >= 0.0)) {
     throw InputError(
-        fmt::format("{}: must be 0 or more (m)",
+        fmt::format("{}: must be a finite number, 0 or more (m)",
                     element_place(find_path(surface, {"contact", "ode", "min_depth"}), where)));
   }
-  return correction;
+  return v;
 }
 
 SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string& where,
@@ -142,12 +129,14 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
   };
   warn({"contact", "ode", "soft_cfm"}, "ignored (Gazebo ignores it too: kp and kd give ODE's CFM)");
   warn({"contact", "ode", "soft_erp"}, "ignored (Gazebo ignores it too: kp and kd give ERP)");
+  warn({"contact", "ode", "max_vel"},
+       "ignored: gazebo-classic's ODE corrects the position in full and caps only the velocity a "
+       "body keeps after the step, a split of its time step that a continuous law has no "
+       "counterpart for");
   if (!s.kp) {
-    for (const char* name : {"max_vel", "min_depth"}) {
-      warn({"contact", "ode", name},
-           "acts with contact/ode/kp and kd (hybridsim's linear law), which this surface does "
-           "not give: ignored where no pair takes them");
-    }
+    warn({"contact", "ode", "min_depth"},
+         "acts with contact/ode/kp and kd (hybridsim's linear law), which this surface does not "
+         "give: ignored where no pair takes them");
   }
   warn({"friction", "torsional", "ode", "slip"}, "ignored: torsional slip has no counterpart");
   warn({"friction", "bullet"}, "ignored: Bullet's friction (ODE's values are read)");
@@ -176,24 +165,13 @@ YAML::Node sdf_contact_pair(const SdfSurface& a, const std::string& name_a, cons
     pair["normal_law"] = "linear";
     pair["kp"] = number_node(kp_a * kp_b / (kp_a + kp_b));
     pair["kd"] = number_node(a.kd + b.kd);
-    // ODE's penetration correction, per body (gazebo-classic's ODE contact joint): the smaller
-    // min_depth and max_vel of the two moving links, a negative max_vel standing for the world's
-    // contact_max_correcting_vel, which also caps it. Its implicit step of max_step_size makes
-    // the damper through which max_vel acts kd + step kp.
-    double min_depth = kInfinity, max_vel = kInfinity;
+    // ODE's uncorrected depth, per body (gazebo-classic's ODE contact joint): the smaller
+    // min_depth of the two moving links.
+    double min_depth = kInfinity;
     for (const SdfSurface* s : {&a, &b}) {
-      if (!s->correction) continue;
-      min_depth = std::min(min_depth, s->correction->min_depth);
-      const double v = s->correction->max_vel;
-      max_vel = std::min(max_vel, v < 0.0 ? world.max_correcting_vel : v);
+      if (s->min_depth) min_depth = std::min(min_depth, *s->min_depth);
     }
-    max_vel = std::min(max_vel, world.max_correcting_vel);
     if (min_depth < kInfinity && min_depth > 0.0) pair["min_depth"] = number_node(min_depth);
-    const double step_damping = a.kd + b.kd + world.step * kp_a * kp_b / (kp_a + kp_b);
-    if (max_vel >= 0.0 && step_damping > 0.0) {
-      pair["max_vel"] = number_node(max_vel);
-      pair["max_vel_step"] = number_node(world.step);
-    }
   } else if (!elastic) {
     context.warn_once("sdf-normal-law",
                       fmt::format("surfaces {} and {} give neither contact/elastic_modulus nor "

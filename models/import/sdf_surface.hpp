@@ -22,16 +22,10 @@ namespace hybridsim {
 // read it from, else `source`), shared by the SDFormat readers.
 std::string locate_sdf_element(const sdf::ElementPtr& element, const std::string& source);
 
-// A collision's //contact/ode/max_vel (m/s; negative: the world's contact_max_correcting_vel)
-// and min_depth (m), SDFormat's defaults where the file says nothing.
-struct SdfContactCorrection {
-  double max_vel = 0.01;
-  double min_depth = 0.0;
-};
-
-// Reads a collision's max_vel and min_depth (finite; min_depth not negative).
-SdfContactCorrection read_sdf_contact_correction(const sdf::ElementPtr& collision,
-                                                 const std::string& where);
+// A collision's //contact/ode/min_depth (m) when the file gives it; refused when not finite or
+// negative.
+std::optional<double> read_sdf_min_depth(const sdf::ElementPtr& collision,
+                                         const std::string& where);
 
 // One collision's surface, with SDFormat 1.9's defaults where the file says nothing.
 struct SdfSurface {
@@ -50,17 +44,15 @@ struct SdfSurface {
   std::optional<double> kp;  // contact/ode/kp, N/m, when the file gives it (default 1e12)
   double kd = 1.0;           // contact/ode/kd, N s/m
   bool collide_without_contact = false;
-  // ODE's penetration correction of the link (gazebo-classic sets it per ODE body, from the
-  // link's last collision): none on a static link, which has no ODE body.
-  std::optional<SdfContactCorrection> correction;
+  // ODE's min_depth of the link, m (gazebo-classic sets it per ODE body, from the link's last
+  // collision): none on a static link, which has no ODE body.
+  std::optional<double> min_depth;
 
   // The parameters that make a contact material (not fdir1 or the bitmasks, which are the shape's).
   auto key() const {
-    const auto max_vel = correction ? correction->max_vel : 0.0;
-    const auto min_depth = correction ? correction->min_depth : -1.0;
     return std::tuple(mu, mu2, slip1, slip2, torsional_coefficient, patch_radius, surface_radius,
                       use_patch_radius, restitution, threshold, elastic_modulus, poissons_ratio, kp,
-                      kd, collide_without_contact, max_vel, min_depth);
+                      kd, collide_without_contact, min_depth.value_or(-1.0));
   }
 };
 
@@ -82,20 +74,16 @@ inline constexpr double kSdfFrictionSmallSpeed = 1e-4;
 // ODE limits by a constant force, is read as the pyramid with a warning) or cone_model.
 enum class OdeFrictionModel { pyramid, cone };
 
-// What the world sets for every contact: ODE's friction model, whether stick-slip friction is
-// affordable (the moving bodies could form few enough touching pairs of bodies), and the ODE
-// values that bound penetration correction.
+// What the world sets for every contact: ODE's friction model, and whether stick-slip friction
+// is affordable (the moving bodies could form few enough touching pairs of bodies).
 struct SdfWorldContact {
   OdeFrictionModel model = OdeFrictionModel::pyramid;
   bool stiction = true;
   std::size_t body_pairs = 0;  // for the warning when it is not
-  // //physics/ode/constraints/contact_max_correcting_vel, m/s: caps every max_vel.
-  double max_correcting_vel = 100.0;
-  double step = 0.001;  // //physics/max_step_size, s: ODE's fixed step
 };
 
 // Reads //collision/surface; `where` names the collision in messages. Warns, once per element,
-// of what hybridsim does not honour (soft_cfm, soft_erp, ...). The correction is left empty.
+// of what hybridsim does not honour (max_vel, soft_cfm, soft_erp, ...). min_depth is left empty.
 SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string& where,
                             ImportContext& context, SdfShapeFilter& filter);
 

@@ -330,12 +330,14 @@ TEST_CASE("terrain contact: past an open border the edge holds a point, also bel
 namespace hybridsim {
 namespace {
 
-TEST_CASE("terrain contact: without a valley near, a ball's search finds its one point only") {
-  // compute_valley_free_terrain_bound lets z2 skip the search for a ball it tracks: over a patch
-  // that bends away everywhere (a cap, z = -0.3 (x^2 + y^2), sampled on a heightmap) or lies flat,
+TEST_CASE("terrain contact: over flat terrain, a ball's search finds its one point only") {
+  // compute_flat_terrain_bound lets z2 skip the search for a ball it tracks: over flat ground
   // the search must find at most one candidate and report the same unseen distance. Checked
-  // against the search itself at 2,000 random ball positions within contact reach, and the
-  // bound must stay empty over a valley (the cap turned into a bowl).
+  // against the search itself at 2,000 random ball positions within contact reach on a flat
+  // heightmap and on a randomly triangulated floor. Over a cap (it bends away) and a bowl (it
+  // has valleys) it stands only where the reach covers one plane: bending away is not enough
+  // (see the wall below).
+  const Shape ball = testing::make_sphere(0.05);
   for (const double sign : {-1.0, 0.0, 1.0}) {
     CAPTURE(sign);
     std::vector<std::vector<double>> heights(33, std::vector<double>(33));
@@ -350,9 +352,9 @@ TEST_CASE("terrain contact: without a valley near, a ball's search finds its one
     terrain.type = ShapeType::heightmap;
     terrain.surface =
         std::make_shared<const TriangleSurface>(build_heightmap_surface(heights, 2, 2));
-    const Shape ball = testing::make_sphere(0.05);
     std::mt19937 random(7);
     std::uniform_real_distribution<double> across(-0.9, 0.9), gap(-0.004, 0.001);
+    int bounds = 0;
     for (int i = 0; i < 2000; ++i) {
       const double x = across(random), y = across(random);
       // The ball stands on the surface's normal at (x, y), `gap` from it (negative: pressed in).
@@ -360,18 +362,83 @@ TEST_CASE("terrain contact: without a valley near, a ball's search finds its one
       Pose X_WB;
       X_WB.translation = Vec3(x, y, sign * 0.3 * (x * x + y * y)) + (0.05 + gap(random)) * normal;
       const Pose X_WT;
-      const auto bound = compute_valley_free_terrain_bound(terrain, X_WT, ball, X_WB);
-      if (sign > 0.0) {
-        CHECK(!bound.has_value());  // a bowl has valleys everywhere
-        continue;
-      }
-      REQUIRE(bound.has_value());
+      const auto bound = compute_flat_terrain_bound(terrain, X_WT, ball, X_WB);
+      // Curved, the bound stands only where the reach covers one plane (a cell of the bowl
+      // x^2 + y^2, whose two triangles are coplanar); flat, everywhere.
+      if (sign == 0.0) REQUIRE(bound.has_value());
+      if (!bound) continue;
+      ++bounds;
       ContactManifold manifold;
       compute_terrain_manifold(terrain, X_WT, ball, X_WB, manifold);
       CHECK(manifold.count <= 1);
       CHECK(manifold.unseen_distance == *bound);
     }
+    if (sign < 0.0) CHECK(bounds < 1000);  // mostly not: a cap is not enough
   }
+  // A randomly triangulated floor, open at its border: flat inside, no bound over the border.
+  Shape floor;
+  floor.type = ShapeType::mesh;
+  floor.surface = std::make_shared<const TriangleSurface>(make_random_floor(40, 3));
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> across(-0.85, 0.85);  // the border's cells out of reach
+  for (int i = 0; i < 500; ++i) {
+    Pose X_WB;
+    X_WB.translation = Vec3(across(random), across(random), 0.0499);
+    const auto bound = compute_flat_terrain_bound(floor, Pose{}, ball, X_WB);
+    REQUIRE(bound.has_value());
+    ContactManifold manifold;
+    compute_terrain_manifold(floor, Pose{}, ball, X_WB, manifold);
+    CHECK(manifold.count == 1);
+    CHECK(manifold.unseen_distance == *bound);
+  }
+  Pose at_border;
+  at_border.translation = Vec3(0.99, 0.0, 0.0499);
+  CHECK(!compute_flat_terrain_bound(floor, Pose{}, ball, at_border).has_value());
+}
+
+TEST_CASE("terrain contact: a ball in a finely meshed corner touches floor and wall") {
+  // A floor of 40 x 40 cells (5 cm) meeting a vertical wall at x = 1 (a valley, 90 degrees): a
+  // ball of radius 0.05 touching both is 0.071 m from the crease, beyond its search reach, so no
+  // triangle it reaches carries the valley. The search finds both faces; the flat bound must not
+  // stand in for it (it would hide the wall from z2).
+  std::vector<Vec3> v;
+  const int n = 40;
+  for (int j = 0; j <= n; ++j) {
+    for (int i = 0; i <= n; ++i) v.emplace_back(-1.0 + 2.0 * i / n, -1.0 + 2.0 * j / n, 0.0);
+  }
+  const int wall = static_cast<int>(v.size());
+  for (int k = 0; k <= n; ++k) {
+    for (int j = 0; j <= n; ++j) v.emplace_back(1.0, -1.0 + 2.0 * j / n, 2.0 * k / n);
+  }
+  std::vector<std::array<int, 3>> t;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) {
+      const int a = j * (n + 1) + i;
+      t.push_back({a, a + 1, a + n + 2});
+      t.push_back({a, a + n + 2, a + n + 1});
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    for (int j = 0; j < n; ++j) {
+      // The wall's bottom row shares the floor's last column of vertices.
+      const auto at = [&](int row, int col) {
+        return row == 0 ? col * (n + 1) + n : wall + row * (n + 1) + col;
+      };
+      // Counter-clockwise seen from the room (normal -x).
+      t.push_back({at(k, j), at(k + 1, j + 1), at(k, j + 1)});
+      t.push_back({at(k, j), at(k + 1, j), at(k + 1, j + 1)});
+    }
+  }
+  Shape corner;
+  corner.type = ShapeType::mesh;
+  corner.surface = std::make_shared<const TriangleSurface>(build_mesh_surface(v, t));
+  const Shape ball = testing::make_sphere(0.05);
+  Pose X_WB;
+  X_WB.translation = Vec3(1.0 - 0.0499, 0.013, 0.0499);
+  ContactManifold manifold;
+  compute_terrain_manifold(corner, Pose{}, ball, X_WB, manifold);
+  CHECK(manifold.count == 2);  // the floor's face and the wall's
+  CHECK(!compute_flat_terrain_bound(corner, Pose{}, ball, X_WB).has_value());
 }
 
 }  // namespace

@@ -128,65 +128,42 @@ YAML::Node ground_ball_pair(const ConvertedScene& converted) {
   return {};
 }
 
-TEST_CASE("SDF max_vel and min_depth: ODE's correction per link, the world's bounds") {
-  // A 1 kg ball with kp 1e5 on a ground without kp (ODE's 1e12): springs in series, dampers
-  // (kd 1 each) added. SDFormat's default max_vel 0.01 m/s acts through ODE's damper
-  // D = kd + step kp (gazebo-classic's ODE contact joint caps the correcting speed, its implicit
-  // step of max_step_size adds step kp): D max_vel = 1.02 N at rest holds less than the weight,
-  // so the ball sinks at g / D - max_vel, as it does in Gazebo. Time constant 1 / D = 0.01 s.
-  // SDFormat's default gravity is 9.8 m/s^2.
-  const double g = 9.8;
-  const std::string ball = "<contact><ode><kp>1e5</kp></ode></contact>";
-  ConvertedScene converted = convert_scene_text(two_surfaces("", ball), "w.sdf");
-  YAML::Node pair = ground_ball_pair(converted);
-  const double kp = 1e5 * 1e12 / (1e5 + 1e12), damper = 2.0 + 1e-3 * kp;
-  CHECK(pair["max_vel"].as<double>() == 0.01);
-  CHECK(!pair["min_depth"]);
-  const Model model = load_scene_text(
-      converted.yaml, "w.yaml",
-      {"simulation.stop_time=1.2", "simulation.rtol=1e-10", "simulation.atol=1e-14"});
-  const auto run = testing::run_scene(model);
-  REQUIRE(run->result.status == SimulationStatus::ok);
-  const double vz = run->final_state[model.bodies[model.find_body("ball")].state_offset + 9];
-  // The ball lands at 0.42 s; 0.78 s later the transient is e^-78.
-  CHECK(-vz == testing::relative(g / damper - 0.01, 1e-6));
-
-  // The link's last collision holds (gazebo-classic's ODELink::UpdateSurface); a negative max_vel
-  // is the world's contact_max_correcting_vel, which also caps the others; the step is the
-  // world's max_step_size. With the cap above the weight, the ball rests at min_depth + m g / kp.
+TEST_CASE("SDF min_depth: ODE's uncorrected depth per link, the last collision's") {
+  // gazebo-classic gives each link's ODE body the min_depth of its collisions in turn (the last
+  // holds) and a static link none; the contact joint takes the smaller of its two bodies'. A
+  // 1 kg ball (kp 1e5 and ODE's default 1e12 of the ground in series, kd 50 + 1: decay time
+  // 2 m / kd = 0.04 s, settled at 2 s) then rests at min_depth + m g / kp. max_vel is not read:
+  // gazebo-classic corrects positions in full and caps only the velocity kept, so the ball
+  // rests under SDFormat's default max_vel of 0.01 m/s too. SDFormat's gravity is 9.8 m/s^2.
+  const double g = 9.8, kp = 1e5 * 1e12 / (1e5 + 1e12);
   const std::string world =
-      "<physics type='ode'><max_step_size>0.002</max_step_size><ode><constraints>"
-      "<contact_max_correcting_vel>0.5</contact_max_correcting_vel></constraints></ode>"
-      "</physics>\n"
       "<model name='ground'><static>true</static><link name='l'><collision name='plane'>"
       "<geometry><plane><normal>0 0 1</normal></plane></geometry><surface><contact><ode>"
-      "<max_vel>0.001</max_vel><min_depth>0.1</min_depth></ode></contact></surface>"
-      "</collision></link></model>\n"
+      "<min_depth>0.1</min_depth></ode></contact></surface></collision></link></model>\n"
       "<model name='ball'><pose>0 0 0.11 0 0 0</pose><link name='l'><inertial><mass>1</mass>"
       "<inertia><ixx>0.004</ixx><iyy>0.004</iyy><izz>0.004</izz></inertia></inertial>"
       "<collision name='a'><geometry><sphere><radius>0.1</radius></sphere></geometry>"
-      "<surface><contact><ode><kp>1e5</kp><kd>50</kd><max_vel>7</max_vel>"
-      "<min_depth>0.5</min_depth></ode></contact></surface></collision>"
+      "<surface><contact><ode><kp>1e5</kp><kd>50</kd><min_depth>0.5</min_depth></ode></contact>"
+      "</surface></collision>"
       "<collision name='b'><pose>0 0 0.2 0 0 0</pose><geometry><sphere><radius>0.05</radius>"
-      "</sphere></geometry><surface><contact><ode><kp>1e5</kp><kd>50</kd><max_vel>-1</max_vel>"
+      "</sphere></geometry><surface><contact><ode><kp>1e5</kp><kd>50</kd>"
       "<min_depth>0.002</min_depth></ode></contact></surface></collision></link></model>";
-  converted = convert_scene_text(sdf_world(world), "w.sdf");
-  pair = ground_ball_pair(converted);
-  CHECK(pair["max_vel"].as<double>() == 0.5);
+  const ConvertedScene converted = convert_scene_text(sdf_world(world), "w.sdf");
+  const YAML::Node pair = ground_ball_pair(converted);
   CHECK(pair["min_depth"].as<double>() == 0.002);
-  CHECK(pair["max_vel_step"].as<double>() == 0.002);
-  // The ground's values, on a static link, have no ODE body to act through and no kp here.
+  CHECK(!pair["max_vel"]);
   const std::string warnings = fmt::format("{}", fmt::join(converted.warnings, "\n"));
-  CHECK(warnings.find("<collision name='plane'> (line 5, <max_vel>): acts with contact/ode/kp") !=
+  CHECK(warnings.find("<collision name='plane'>: min_depth on a static link does not act") !=
         std::string::npos);
-  const Model resting =
+  CHECK(warnings.find("different min_depth: the last one's, 0.002 m, holds for all") !=
+        std::string::npos);
+  const Model model =
       load_scene_text(converted.yaml, "w.yaml",
                       {"simulation.stop_time=2", "simulation.rtol=1e-10", "simulation.atol=1e-14"});
-  const auto rest_run = testing::run_scene(resting);
-  REQUIRE(rest_run->result.status == SimulationStatus::ok);
-  // kp 1e5 and 1e12 in series; kd 50 + 1 gives a decay time 2 m / kd = 0.04 s: settled at 2 s.
-  const double z =
-      rest_run->final_state[resting.bodies[resting.find_body("ball")].state_offset + 2];
+  const auto run = testing::run_scene(model);
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  const double z = run->final_state[model.bodies[model.find_body("ball")].state_offset + 2];
+  // rtol 1e-10 on a depth of 2e-3 m, the transient e^-50: 1e-7 relative is ample.
   CHECK(0.1 - z == testing::relative(0.002 + g / kp, 1e-7));
 }
 
@@ -212,12 +189,11 @@ TEST_CASE("SDF surfaces: Gazebo's rules for two surfaces, warnings with their li
   CHECK(pair["v_small"].as<double>() == 0.2);
   CHECK(pair["friction"]["model"].as<std::string>() == "stick_slip");
   CHECK(pair["friction"]["mu_kinetic"].as<double>() == 0.4);
-  // ODE's penetration correction of the moving ball's link (the static ground has no ODE
-  // body): its min_depth, its max_vel under the world's 100 m/s, through ODE's 1 ms step.
+  // ODE's uncorrected depth of the moving ball's link; max_vel has no counterpart, with the line.
   CHECK(pair["min_depth"].as<double>() == 0.001);
-  CHECK(pair["max_vel"].as<double>() == 0.1);
-  CHECK(pair["max_vel_step"].as<double>() == 0.001);
-  CHECK(converted.warnings.empty());
+  CHECK(!pair["max_vel"]);
+  const std::string warnings = fmt::format("{}", fmt::join(converted.warnings, "\n"));
+  CHECK(warnings.find("<collision name='s'> (line 8, <max_vel>): ignored") != std::string::npos);
   // The converted scene loads and runs: the ball lands.
   const Model model = load_scene_text(converted.yaml, "w.yaml", {"simulation.stop_time=0.5"});
   const auto run = testing::run_scene(model);
