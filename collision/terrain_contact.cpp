@@ -523,31 +523,33 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
 }
 
 std::optional<double> compute_flat_terrain_bound(const Shape& a, const Pose& X_WA, const Shape& b,
-                                                 const Pose& X_WB) {
+                                                 const Pose& X_WB, const Feature& feature_a,
+                                                 const Feature& feature_b) {
   const TerrainPair p = order(a, X_WA, b, X_WB);
   if (p.partner.type != ShapeType::sphere) return std::nullopt;
+  // The tracked point must lie on a face: past a valley it stays on its face's plane extended
+  // while the ball is over the next face, whose own point the search would find.
+  const Feature& tracked = p.partner_is_a ? feature_b : feature_a;
+  if (tracked.kind != FeatureKind::face || !is_surface_feature(*p.terrain.surface, tracked)) {
+    return std::nullopt;
+  }
   const TriangleSurface& surface = *p.terrain.surface;
   // The margin and the reach of compute_terrain_manifold's search for a ball.
   const double margin = kTerrainSearchMargin * compute_bounding_radius(p.partner);
   const PartnerPoint point = partner_point(p.partner, 0);
-  // One plane: the first triangle's normal and offset, to the rounding of the coordinates.
+  // One plane, the tracked face's, to the rounding of the coordinates; every edge flat (a crease
+  // the search sees as a ridge or a valley, or a border, can make a second candidate).
   const double tolerance = 1e-12 * surface.size();
-  int first = -1;
+  const Vec3& n = surface.normals_S[static_cast<std::size_t>(tracked.index)];
+  const Vec3& on_plane = vertex_of(surface, tracked.index, 0);
   bool flat = true;
   surface.for_each_triangle_near(point_in_terrain(p, point), point.radius + margin, [&](int t) {
     if (!flat) return;
     const auto ti = static_cast<std::size_t>(t);
-    const std::array<Crease, 3>& creases = surface.creases[ti];
-    for (const Crease crease : creases) flat = flat && crease != Crease::boundary;
-    if (first < 0) {
-      first = t;
-      return;
-    }
-    const Vec3& n = surface.normals_S[static_cast<std::size_t>(first)];
+    for (const Crease crease : surface.creases[ti]) flat = flat && crease == Crease::flat;
     flat = flat && surface.normals_S[ti].dot(n) >= 1.0 - 1e-12;
     for (int k = 0; k < 3; ++k) {
-      flat = flat &&
-             std::abs(n.dot(vertex_of(surface, t, k) - vertex_of(surface, first, 0))) <= tolerance;
+      flat = flat && std::abs(n.dot(vertex_of(surface, t, k) - on_plane)) <= tolerance;
     }
   });
   if (!flat) return std::nullopt;

@@ -87,13 +87,16 @@ ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Sha
                                      const Feature& feature_b);
 
 // For a ball over flat terrain, the unseen distance compute_terrain_manifold would give, without
-// the search: where every triangle the search reaches lies in one plane and has a neighbour
-// across each edge, one face (or coplanar faces at one point) holds the centre, the point the
-// pair already tracks, which z2 skips. Empty for other partners and elsewhere: a patch that only
-// bends away is not enough, since a wall beyond the reach of its foot's crease, or a second
-// piece of mesh, can hold a second point.
+// the search. The pair tracks one point, at the surface feature among feature_a / feature_b (as
+// it walked there). Where that feature is a face and every triangle the search reaches lies in
+// the face's plane with flat creases only, the search's one candidate is the projection of the
+// centre on that plane: the tracked point, which z2 skips. Empty for other partners and
+// elsewhere: a patch that only bends away is not enough (a wall whose triangles are in reach
+// while its foot's crease is not, a second piece of mesh), nor a tracked point held on its
+// face's plane past a valley.
 std::optional<double> compute_flat_terrain_bound(const Shape& a, const Pose& X_WA, const Shape& b,
-                                                 const Pose& X_WB);
+                                                 const Pose& X_WB, const Feature& feature_a,
+                                                 const Feature& feature_b);
 
 // Whether `feature` names a point of the partner as compute_terrain_manifold does.
 bool is_partner_feature(const Shape& partner, const Feature& feature);

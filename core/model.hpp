@@ -41,11 +41,12 @@ struct ContactMaterial {
   double exponent = 1.0;  // Hunt-Crossley penetration exponent n, dimensionless
   double kp = 0.0;        // linear law, N/m
   double kd = 0.0;        // linear law, N s/m
-  // Linear law, ODE's penetration correction as Gazebo sets it per surface (//contact/ode):
-  // the spring acts on the depth beyond min_depth (m), and the force never exceeds the damper
+  // Linear law, ODE's penetration correction: the spring acts on the depth beyond min_depth (m;
+  // Gazebo's //contact/ode/min_depth), and the force never exceeds the damper
   // D (max_vel + delta_dot), D = kd + max_vel_step kp, which lets surfaces pressed together
-  // separate at max_vel (m/s) at most. max_vel_step (s) is ODE's time step: its implicit step
-  // makes the damper D (docs/physics.md). Infinite max_vel: no cap.
+  // separate at max_vel (m/s; ODE's contact_max_correcting_vel) at most. max_vel_step (s) is
+  // ODE's time step: its implicit step makes the damper D (docs/physics.md). Infinite max_vel:
+  // no cap.
   double min_depth = 0.0;
   double max_vel = kInfinity;
   double max_vel_step = 0.0;

@@ -260,8 +260,9 @@ double ContactHandler::smallest_free_candidate_distance(int a, int b, std::span<
       range.count > 0 ? &contact_points_[static_cast<std::size_t>(range.first)].reference : nullptr;
   // A ball in contact with flat terrain: its one candidate is its point.
   if (range.count == 1 && is_terrain_pair(model_.shapes[a], model_.shapes[b])) {
-    if (const auto bound =
-            compute_flat_terrain_bound(model_.shapes[a], X_WS[a], model_.shapes[b], X_WS[b])) {
+    const IndexedPoint& point = contact_points_[static_cast<std::size_t>(range.first)];
+    if (const auto bound = compute_flat_terrain_bound(model_.shapes[a], X_WS[a], model_.shapes[b],
+                                                      X_WS[b], point.walked_a, point.walked_b)) {
       return *bound;
     }
   }

@@ -335,11 +335,12 @@ void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
           model.source, name_a, name_b, pair_label(), name_a, name_a, name_b, name_b));
     }
     if (combined->max_vel < kInfinity &&
-        !(combined->kd + combined->max_vel_step * combined->kp > 0.0)) {
+        (!(combined->kd + combined->max_vel_step * combined->kp > 0.0) || !combined->clamp)) {
       throw InputError(fmt::format(
           "{}: key 'contact_materials': the pair [{}, {}] combined from its self pairs has "
-          "max_vel but no damper (kd and max_vel_step kp are 0): give the pair its own entry",
-          model.source, name_a, name_b));
+          "max_vel but {}: give the pair its own entry",
+          model.source, name_a, name_b,
+          combined->clamp ? "no damper (kd and max_vel_step kp are 0)" : "no clamp"));
     }
     model.contact_materials.push_back(*combined);
     index = static_cast<int>(model.contact_materials.size()) - 1;

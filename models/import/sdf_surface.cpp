@@ -133,10 +133,10 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
        "ignored: gazebo-classic's ODE corrects the position in full and caps only the velocity a "
        "body keeps after the step, a split of its time step that a continuous law has no "
        "counterpart for");
-  if (!s.kp) {
+  if (!s.kp || s.elastic_modulus > 0.0) {
     warn({"contact", "ode", "min_depth"},
-         "acts with contact/ode/kp and kd (hybridsim's linear law), which this surface does not "
-         "give: ignored where no pair takes them");
+         "acts with hybridsim's linear law only (contact/ode/kp and kd without elastic moduli): "
+         "ignored where a pair takes the elastic law");
   }
   warn({"friction", "torsional", "ode", "slip"}, "ignored: torsional slip has no counterpart");
   warn({"friction", "bullet"}, "ignored: Bullet's friction (ODE's values are read)");

@@ -362,7 +362,11 @@ TEST_CASE("terrain contact: over flat terrain, a ball's search finds its one poi
       Pose X_WB;
       X_WB.translation = Vec3(x, y, sign * 0.3 * (x * x + y * y)) + (0.05 + gap(random)) * normal;
       const Pose X_WT;
-      const auto bound = compute_flat_terrain_bound(terrain, X_WT, ball, X_WB);
+      // The point the pair would track: the nearest feature, found from afar.
+      std::array<SurfacePoint, 1> nearest;
+      REQUIRE(find_surface_points(*terrain.surface, X_WB.translation, 1.0, nearest) >= 1);
+      const auto bound =
+          compute_flat_terrain_bound(terrain, X_WT, ball, X_WB, nearest[0].feature, Feature{});
       // Curved, the bound stands only where the reach covers one plane (a cell of the bowl
       // x^2 + y^2, whose two triangles are coplanar); flat, everywhere.
       if (sign == 0.0) REQUIRE(bound.has_value());
@@ -384,7 +388,10 @@ TEST_CASE("terrain contact: over flat terrain, a ball's search finds its one poi
   for (int i = 0; i < 500; ++i) {
     Pose X_WB;
     X_WB.translation = Vec3(across(random), across(random), 0.0499);
-    const auto bound = compute_flat_terrain_bound(floor, Pose{}, ball, X_WB);
+    std::array<SurfacePoint, 1> nearest;
+    REQUIRE(find_surface_points(*floor.surface, X_WB.translation, 1.0, nearest) == 1);
+    const auto bound =
+        compute_flat_terrain_bound(floor, Pose{}, ball, X_WB, nearest[0].feature, Feature{});
     REQUIRE(bound.has_value());
     ContactManifold manifold;
     compute_terrain_manifold(floor, Pose{}, ball, X_WB, manifold);
@@ -393,14 +400,17 @@ TEST_CASE("terrain contact: over flat terrain, a ball's search finds its one poi
   }
   Pose at_border;
   at_border.translation = Vec3(0.99, 0.0, 0.0499);
-  CHECK(!compute_flat_terrain_bound(floor, Pose{}, ball, at_border).has_value());
+  std::array<SurfacePoint, 1> nearest;
+  REQUIRE(find_surface_points(*floor.surface, at_border.translation, 1.0, nearest) == 1);
+  CHECK(!compute_flat_terrain_bound(floor, Pose{}, ball, at_border, nearest[0].feature, Feature{})
+             .has_value());
 }
 
 TEST_CASE("terrain contact: a ball in a finely meshed corner touches floor and wall") {
   // A floor of 40 x 40 cells (5 cm) meeting a vertical wall at x = 1 (a valley, 90 degrees): a
-  // ball of radius 0.05 touching both is 0.071 m from the crease, beyond its search reach, so no
-  // triangle it reaches carries the valley. The search finds both faces; the flat bound must not
-  // stand in for it (it would hide the wall from z2).
+  // ball of radius 0.05 touching both is 0.071 m from the crease, which only the box test of the
+  // floor's last cells may reach. The search finds both faces; the bound must not stand in for it
+  // (it would hide the wall from z2): the wall's triangles in reach are not in the floor's plane.
   std::vector<Vec3> v;
   const int n = 40;
   for (int j = 0; j <= n; ++j) {
@@ -438,7 +448,50 @@ TEST_CASE("terrain contact: a ball in a finely meshed corner touches floor and w
   ContactManifold manifold;
   compute_terrain_manifold(corner, Pose{}, ball, X_WB, manifold);
   CHECK(manifold.count == 2);  // the floor's face and the wall's
-  CHECK(!compute_flat_terrain_bound(corner, Pose{}, ball, X_WB).has_value());
+  // Tracked on the floor's face (the first point, the nearer), or on the wall's.
+  for (int k = 0; k < 2; ++k) {
+    const Feature& face = manifold.points[static_cast<std::size_t>(k)].feature_a;
+    CHECK(!compute_flat_terrain_bound(corner, Pose{}, ball, X_WB, face, Feature{}).has_value());
+  }
+}
+
+TEST_CASE("terrain contact: a point held on its face's plane past a valley gets no flat bound") {
+  // A floor (z = 0, x < 0) meeting an incline (z = 0.1 x) at a valley along x = 0, in 1 cm cells.
+  // A ball tracked on the floor stays on the floor's plane extended once its centre is over the
+  // incline (the plane holds on past a valley); 0.7 r past the fold its reach covers incline
+  // triangles only, all in one plane. The search then finds the incline's own point, which the
+  // pair does not track: the bound must not stand in for it.
+  std::vector<std::vector<double>> heights(21, std::vector<double>(41));
+  for (auto& row : heights) {
+    for (int column = 0; column < 41; ++column) {
+      const double x = -0.2 + 0.01 * column;
+      row[static_cast<std::size_t>(column)] = x > 0.0 ? 0.1 * x : 0.0;
+    }
+  }
+  Shape terrain;
+  terrain.type = ShapeType::heightmap;
+  terrain.surface =
+      std::make_shared<const TriangleSurface>(build_heightmap_surface(heights, 0.4, 0.2));
+  const Shape ball = testing::make_sphere(0.05);
+  std::array<SurfacePoint, 1> on_floor;
+  REQUIRE(find_surface_points(*terrain.surface, Vec3(-0.02, 0.003, 0.05), 1.0, on_floor) >= 1);
+  const Vec3 c(0.035, 0.003, 0.0495);
+  const SurfacePoint held = follow_surface_point(*terrain.surface, c, on_floor[0].feature);
+  CHECK(held.feature.kind == FeatureKind::face);
+  CHECK(held.n_S.z() == 1.0);  // still the floor's plane
+  Pose X_WB;
+  X_WB.translation = c;
+  ContactManifold manifold;
+  compute_terrain_manifold(terrain, Pose{}, ball, X_WB, manifold);
+  REQUIRE(manifold.count >= 1);
+  CHECK(manifold.points[0].geometry.n_AB_W.z() < 1.0);  // the incline's point
+  CHECK(!compute_flat_terrain_bound(terrain, Pose{}, ball, X_WB, held.feature, Feature{})
+             .has_value());
+  // The reach itself is flat (the fold's cells lie beyond it): tracked on the incline's face,
+  // the bound stands. Only the tracked face's plane tells the two apart.
+  CHECK(compute_flat_terrain_bound(terrain, Pose{}, ball, X_WB, manifold.points[0].feature_a,
+                                   Feature{})
+            .has_value());
 }
 
 }  // namespace

@@ -130,7 +130,8 @@ YAML::Node ground_ball_pair(const ConvertedScene& converted) {
 
 TEST_CASE("SDF min_depth: ODE's uncorrected depth per link, the last collision's") {
   // gazebo-classic gives each link's ODE body the min_depth of its collisions in turn (the last
-  // holds) and a static link none; the contact joint takes the smaller of its two bodies'. A
+  // holds) and a static link none (the ground's 0.001 would otherwise be the smaller); the
+  // contact joint takes the smaller of its two bodies'. A
   // 1 kg ball (kp 1e5 and ODE's default 1e12 of the ground in series, kd 50 + 1: decay time
   // 2 m / kd = 0.04 s, settled at 2 s) then rests at min_depth + m g / kp. max_vel is not read:
   // gazebo-classic corrects positions in full and caps only the velocity kept, so the ball
@@ -139,7 +140,7 @@ TEST_CASE("SDF min_depth: ODE's uncorrected depth per link, the last collision's
   const std::string world =
       "<model name='ground'><static>true</static><link name='l'><collision name='plane'>"
       "<geometry><plane><normal>0 0 1</normal></plane></geometry><surface><contact><ode>"
-      "<min_depth>0.1</min_depth></ode></contact></surface></collision></link></model>\n"
+      "<min_depth>0.001</min_depth></ode></contact></surface></collision></link></model>\n"
       "<model name='ball'><pose>0 0 0.11 0 0 0</pose><link name='l'><inertial><mass>1</mass>"
       "<inertia><ixx>0.004</ixx><iyy>0.004</iyy><izz>0.004</izz></inertia></inertial>"
       "<collision name='a'><geometry><sphere><radius>0.1</radius></sphere></geometry>"
