@@ -599,6 +599,11 @@ bool is_index(double value, double low, double high) {
 // Whether the stored reference and features are a combination the manifold makes for shapes a
 // and b, with every index in range: anything else could not be evaluated.
 bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
+  // A polytope's vertex and face lists (a box, or a convex hull): what the kinds that clip faces
+  // or walk corners evaluate; any other shape has none to index.
+  const auto polytope = [](const Shape& shape) {
+    return shape.type == ShapeType::box || (shape.type == ShapeType::convex && shape.hull);
+  };
   const bool halfspace_a = a.type == ShapeType::halfspace;
   const bool halfspace_b = b.type == ShapeType::halfspace;
   const Feature& fa = point.feature_a;
@@ -615,13 +620,14 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
              is_surface_feature(*terrain.surface, on_terrain);
     }
     case ManifoldKind::closest:
-      return !halfspace_a && !halfspace_b && fa.kind == FeatureKind::shape &&
+      return polytope(a) && polytope(b) && fa.kind == FeatureKind::shape &&
              fb.kind == FeatureKind::shape;
     case ManifoldKind::halfspace: {
       if (halfspace_a == halfspace_b) return false;
       const Feature& plane = halfspace_a ? fa : fb;
       const Feature& corner = halfspace_a ? fb : fa;
       const Shape& partner = halfspace_a ? b : a;
+      if (!has_round_flats(partner) && !polytope(partner)) return false;
       const int count =
           has_round_flats(partner) ? round_point_count(partner) : Polytope(partner).vertex_count();
       return plane == Feature{FeatureKind::face, 0, 0} && corner.kind == FeatureKind::vertex &&
@@ -629,7 +635,7 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
     }
     case ManifoldKind::face_of_a:
     case ManifoldKind::face_of_b: {
-      if (halfspace_a || halfspace_b) return false;
+      if (!polytope(a) || !polytope(b)) return false;
       const bool reference_is_a = point.reference.kind == ManifoldKind::face_of_a;
       const Polytope reference(reference_is_a ? a : b);
       const Polytope incident(reference_is_a ? b : a);

@@ -380,6 +380,29 @@ TEST_CASE("checkpoint: contact points whose features do not fit their shapes are
   CHECK(resume_with(9, saved["contact_points"][9].get<double>()).status == 0);
 }
 
+TEST_CASE("checkpoint: a terrain point under a polytope's reference kind is refused, no crash") {
+  // A ball on a heightmap is a terrain point (reference kind 5). Named a polytope pair's kind
+  // instead (1 closest, 2 half-space, 3 and 4 a face of A or B), it would index the vertex and
+  // face lists a ball and a heightmap do not have: the resume must stop with status 2.
+  const fs::path dir = temporary_directory();
+  const std::string checkpoint = (dir / "c.json").string();
+  run_with_checkpoints("heightmap_hills", 1.0, checkpoint, dir);
+  const auto saved = nlohmann::json::parse(read_file(checkpoint));
+  REQUIRE(saved["contact_points"].size() >= 14u);
+  REQUIRE(saved["contact_points"][3].get<double>() == 5.0);
+  for (const double kind : {1.0, 2.0, 3.0, 4.0}) {
+    CAPTURE(kind);
+    nlohmann::json wrong = saved;
+    wrong["contact_points"][3] = kind;
+    wrong["contact_points"][4] = 0.0;  // a face index a polytope would have
+    const std::string path = (dir / "bad.json").string();
+    std::ofstream(path) << wrong.dump();
+    const CliResult r = run_cli(fmt::format("run heightmap_hills --resume {}", path), dir);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("contact_points") != std::string::npos);
+  }
+}
+
 TEST_CASE("checkpoint: a bad checkpoint exits with status 2 naming the file, key and value") {
   const fs::path dir = temporary_directory();
   const std::string checkpoint = (dir / "c.json").string();
