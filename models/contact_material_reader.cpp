@@ -56,6 +56,22 @@ void read_materials(MapReader& root, Model& model) {
 
 namespace {
 
+// What ODE's max_vel cap needs of a linear pair that has one: the cap is a damper's force,
+// (kd + max_vel_step kp)(max_vel + δ̇), so a damper; and it bounds a force that only pushes, so
+// the clamp. Checked where a pair is read and where one is combined from self pairs.
+enum class MaxVelNeed { nothing, damper, clamp };
+
+MaxVelNeed missing_for_max_vel(const ContactMaterial& cm) {
+  if (cm.max_vel == kInfinity) return MaxVelNeed::nothing;
+  if (!(cm.kd + cm.max_vel_step * cm.kp > 0.0)) return MaxVelNeed::damper;
+  return cm.clamp ? MaxVelNeed::nothing : MaxVelNeed::clamp;
+}
+
+const char* describe(MaxVelNeed need) {
+  return need == MaxVelNeed::damper ? "needs a damper to act through: kd or max_vel_step above 0"
+                                    : "caps a force that does not pull: keep clamp true";
+}
+
 // A contact pair's `friction` map; no map means no friction.
 FrictionParameters read_friction(MapReader& parent) {
   FrictionParameters friction;
@@ -172,9 +188,6 @@ void read_contact_materials(MapReader& root, Model& model) {
       cm.min_depth = reader.non_negative("min_depth", 0.0);
       cm.max_vel = reader.non_negative("max_vel", kInfinity);
       cm.max_vel_step = reader.non_negative("max_vel_step", 0.0);
-      if (cm.max_vel < kInfinity && !(cm.kd + cm.max_vel_step * cm.kp > 0.0)) {
-        reader.fail("max_vel", "needs a damper to act through: kd or max_vel_step above 0");
-      }
       if (cm.max_vel == kInfinity && reader.has("max_vel_step")) {
         reader.fail("max_vel_step", "belongs to max_vel");
       }
@@ -197,8 +210,8 @@ void read_contact_materials(MapReader& root, Model& model) {
     }
     cm.v_small = reader.positive("v_small", 0.01);
     cm.clamp = reader.boolean("clamp", true);
-    if (!cm.clamp && cm.max_vel < kInfinity) {
-      reader.fail("clamp", "max_vel caps a force that does not pull: keep clamp true");
+    if (const MaxVelNeed need = missing_for_max_vel(cm); need != MaxVelNeed::nothing) {
+      reader.fail(need == MaxVelNeed::damper ? "max_vel" : "clamp", describe(need));
     }
     cm.friction = read_friction(reader);
     cm.rolling_resistance = reader.non_negative("rolling_resistance", 0.0);
@@ -334,13 +347,11 @@ void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
           "{}), and no self pairs [{}, {}] and [{}, {}] with the same laws to combine",
           model.source, name_a, name_b, pair_label(), name_a, name_a, name_b, name_b));
     }
-    if (combined->max_vel < kInfinity &&
-        (!(combined->kd + combined->max_vel_step * combined->kp > 0.0) || !combined->clamp)) {
+    if (const MaxVelNeed need = missing_for_max_vel(*combined); need != MaxVelNeed::nothing) {
       throw InputError(fmt::format(
           "{}: key 'contact_materials': the pair [{}, {}] combined from its self pairs has "
-          "max_vel but {}: give the pair its own entry",
-          model.source, name_a, name_b,
-          combined->clamp ? "no damper (kd and max_vel_step kp are 0)" : "no clamp"));
+          "max_vel, which {}: give the pair its own entry",
+          model.source, name_a, name_b, describe(need)));
     }
     model.contact_materials.push_back(*combined);
     index = static_cast<int>(model.contact_materials.size()) - 1;

@@ -84,7 +84,7 @@ class SdfReader {
       const sdf::World& world = *root.WorldByIndex(0);
       tree_["name"] = world.Name();
       tree_["gravity"] = vec3_node(vec3_of(world.Gravity()));
-      read_world_physics(world);
+      read_friction_model(world);
       for (uint64_t i = 0; i < world.ModelCount(); ++i) {
         read_model(*world.ModelByIndex(i), "", ImportPose{});
       }
@@ -102,7 +102,7 @@ class SdfReader {
   }
 
  private:
-  void read_world_physics(const sdf::World& world) {
+  void read_friction_model(const sdf::World& world) {
     const sdf::Physics* physics = world.PhysicsDefault();
     if (physics == nullptr || physics->Element() == nullptr) return;
     if (physics->EngineType() != "ode") {
@@ -121,7 +121,7 @@ class SdfReader {
     if (!model) return;
     const std::string name = model->Get<std::string>();
     if (name == "cone_model") {
-      world_contact_.model = OdeFrictionModel::cone;
+      friction_model_ = OdeFrictionModel::cone;
     } else if (name != "pyramid_model") {
       context_.warn_once("sdf-friction-model",
                          fmt::format("{}: friction_model '{}' is read as pyramid_model",
@@ -664,13 +664,13 @@ class SdfReader {
     // takes constraint rows for each, up to MultibodySystem::kMaxFrictionPatches.
     const std::size_t body_pairs =
         moving_colliders_ * (moving_colliders_ - 1) / 2 + moving_colliders_ * fixed_colliders_;
-    world_contact_.stiction = body_pairs <= MultibodySystem::kMaxFrictionPatches;
-    world_contact_.body_pairs = body_pairs;
+    const SdfFriction friction{friction_model_, body_pairs <= MultibodySystem::kMaxFrictionPatches,
+                               body_pairs};
     for (std::size_t i = 0; i < surfaces_.size(); ++i) {
       for (std::size_t j = i; j < surfaces_.size(); ++j) {
         tree_["contact_materials"].push_back(sdf_contact_pair(surfaces_[i], surface_material(i),
                                                               surfaces_[j], surface_material(j),
-                                                              world_contact_, context_));
+                                                              friction, context_));
       }
     }
   }
@@ -700,7 +700,7 @@ class SdfReader {
   std::map<std::string, ImportPose> model_poses_, link_poses_, body_poses_;
   std::set<std::string> held_bodies_;  // bodies a state would turn a joint of: as in the file
   std::vector<SdfSurface> surfaces_;
-  SdfWorldContact world_contact_;                           // the world's friction model
+  OdeFrictionModel friction_model_ = OdeFrictionModel::pyramid;
   std::size_t moving_colliders_ = 0, fixed_colliders_ = 0;  // bodies with collision shapes
   struct ShapeFilter {
     std::size_t body = 0, shape = 0;  // indices in the tree's bodies and the body's shapes

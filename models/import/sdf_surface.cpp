@@ -148,7 +148,7 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
 }
 
 YAML::Node sdf_contact_pair(const SdfSurface& a, const std::string& name_a, const SdfSurface& b,
-                            const std::string& name_b, const SdfWorldContact& world,
+                            const std::string& name_b, const SdfFriction& world,
                             ImportContext& context) {
   YAML::Node pair;
   pair["pair"].push_back(name_a);

@@ -74,9 +74,9 @@ inline constexpr double kSdfFrictionSmallSpeed = 1e-4;
 // ODE limits by a constant force, is read as the pyramid with a warning) or cone_model.
 enum class OdeFrictionModel { pyramid, cone };
 
-// What the world sets for every contact: ODE's friction model, and whether stick-slip friction
-// is affordable (the moving bodies could form few enough touching pairs of bodies).
-struct SdfWorldContact {
+// What the world's friction can be: ODE's model, and whether stick-slip friction is affordable
+// (the moving bodies could form few enough touching pairs of bodies).
+struct SdfFriction {
   OdeFrictionModel model = OdeFrictionModel::pyramid;
   bool stiction = true;
   std::size_t body_pairs = 0;  // for the warning when it is not
@@ -90,7 +90,7 @@ SdfSurface read_sdf_surface(const sdf::ElementPtr& collision, const std::string&
 // The contact_materials entry of two surfaces (materials named `name_a`, `name_b`), or a warning
 // through `context` where hybridsim's law differs from Gazebo's.
 YAML::Node sdf_contact_pair(const SdfSurface& a, const std::string& name_a, const SdfSurface& b,
-                            const std::string& name_b, const SdfWorldContact& world,
+                            const std::string& name_b, const SdfFriction& world,
                             ImportContext& context);
 
 }  // namespace hybridsim

@@ -128,5 +128,37 @@ TEST_CASE("min_depth, max_vel: belong to the linear law and need a damper") {
   CHECK(error_of("kp: 1e5, kd: 1, max_vel: 0.01").empty());
 }
 
+TEST_CASE("max_vel: a pair combined from self pairs needs the damper and the clamp too") {
+  // [Steel, Rubber] has no entry: the self pairs combine, kd in series (0 when one is 0), the
+  // clamp only if both clamp, the smaller max_vel. Each self pair is valid on its own.
+  const auto error_of = [](const std::string& rubber_keys) {
+    const std::string scene = fmt::format(R"(
+simulation: {{stop_time: 0.01}}
+materials:
+  Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}
+  Rubber: {{density: 1100, youngs_modulus: 1.0e7, poisson_ratio: 0.49}}
+contact_materials:
+  - {{pair: [Steel, Steel], normal_law: linear, kp: 1e5, kd: 1, max_vel: 0.01}}
+  - {{pair: [Rubber, Rubber], normal_law: linear, kp: 1e5, {}}}
+bodies:
+  - {{name: ground, fixed: true, shapes: [{{type: halfspace, material: Steel}}]}}
+  - {{name: ball, position: [0, 0, 1], shapes: [{{type: sphere, radius: 0.05, material: Rubber}}]}}
+)",
+                                          rubber_keys);
+    try {
+      load_scene_text(scene, "combined.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string no_damper = error_of("kd: 0");
+  CHECK(no_damper.find("combined from its self pairs has max_vel, which needs a damper") !=
+        std::string::npos);
+  CHECK(no_damper.find("[Steel, Rubber]") != std::string::npos);
+  CHECK(error_of("kd: 1, clamp: false").find("keep clamp true") != std::string::npos);
+  CHECK(error_of("kd: 1").empty());
+}
+
 }  // namespace
 }  // namespace hybridsim
