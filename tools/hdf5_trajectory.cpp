@@ -158,14 +158,24 @@ Hdf5Trajectory::~Hdf5Trajectory() {
   if (open) std::remove(temporary_.c_str());  // never committed: no half output left behind
 }
 
-void Hdf5Trajectory::add_row(const std::vector<double>& values) {
-  for (std::size_t i = 0; i < rows_.size(); ++i) rows_[i].push_back(values[i]);
-  if (rows_.front().size() >= kChunkRows) flush_rows();
+void Hdf5Trajectory::add_row(const std::vector<double>& values) noexcept {
+  if (failed_) return;
+  try {
+    for (std::size_t i = 0; i < rows_.size(); ++i) rows_[i].push_back(values[i]);
+    if (rows_.front().size() >= kChunkRows) flush_rows();
+  } catch (const std::exception&) {
+    failed_ = true;  // out of memory: commit reports it
+  }
 }
 
-void Hdf5Trajectory::add_event(const EventRecord& record) {
-  pending_events_.push_back(record);
-  if (pending_events_.size() >= kChunkRows) flush_events();
+void Hdf5Trajectory::add_event(const EventRecord& record) noexcept {
+  if (failed_) return;
+  try {
+    pending_events_.push_back(record);
+    if (pending_events_.size() >= kChunkRows) flush_events();
+  } catch (const std::exception&) {
+    failed_ = true;
+  }
 }
 
 void Hdf5Trajectory::flush_rows() {
@@ -218,10 +228,14 @@ void Hdf5Trajectory::close() {
   file_ = H5I_INVALID_HID;
 }
 
-bool Hdf5Trajectory::commit() {
+bool Hdf5Trajectory::commit() noexcept {
   if (file_ < 0) return !failed_;
-  flush_rows();
-  flush_events();
+  try {
+    flush_rows();
+    flush_events();
+  } catch (const std::exception&) {
+    failed_ = true;
+  }
   close();
   if (failed_) return false;
   return std::rename(temporary_.c_str(), path_.c_str()) == 0;

@@ -18,16 +18,18 @@
 
 namespace hybridsim {
 
-// A table of trajectory rows and event records written to a file.
+// A table of trajectory rows and event records written to a file. Its methods throw nothing: the
+// table lives in the hdf5 module, whose C++ runtime may not be the caller's (the statically
+// linked CLI), so a failure (HDF5's, or memory's) is kept and reported by commit.
 class TrajectoryTable {
  public:
   virtual ~TrajectoryTable() = default;
   // One row: a value per column, in the order given when the table was opened.
-  virtual void add_row(const std::vector<double>& values) = 0;
-  virtual void add_event(const EventRecord& record) = 0;
+  virtual void add_row(const std::vector<double>& values) noexcept = 0;
+  virtual void add_event(const EventRecord& record) noexcept = 0;
   // Writes what is pending, closes, renames onto the path. False on any error (PATH.tmp then
   // stays for inspection).
-  virtual bool commit() = 0;
+  virtual bool commit() noexcept = 0;
 };
 
 // The HDF5 trajectory at `path` with these columns (t first), written by the hdf5 module.
@@ -53,9 +55,9 @@ class Hdf5Trajectory final : public TrajectoryTable {
   Hdf5Trajectory(const Hdf5Trajectory&) = delete;
   Hdf5Trajectory& operator=(const Hdf5Trajectory&) = delete;
 
-  void add_row(const std::vector<double>& values) override;
-  void add_event(const EventRecord& record) override;
-  bool commit() override;
+  void add_row(const std::vector<double>& values) noexcept override;
+  void add_event(const EventRecord& record) noexcept override;
+  bool commit() noexcept override;
 
  private:
   void flush_rows();

@@ -15,7 +15,7 @@ namespace {
 // The mpi module's entries (mpi_module.cpp).
 using InitFunction = void(int* argc, char*** argv, int* rank, int* size);
 using FinalizeFunction = void();
-using GatherFunction = void(const std::string& mine, std::vector<std::string>& all);
+using GatherFunction = void(const std::string& mine, std::vector<std::string>& all) noexcept;
 using AllMinFunction = int(int value);
 
 template <typename Function>
