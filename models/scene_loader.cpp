@@ -701,8 +701,8 @@ bool read_settings(MapReader& root, Model& model) {
   return false;
 }
 
-// The default material palette (models/materials.yaml, built in), loaded before every scene.
-void read_palette(Model& model) {
+// The default material palette (models/materials.yaml, built in), read from its text.
+Model read_palette_text() {
   YamlSource source{"models/materials.yaml (built-in palette)", {}};
   YAML::Node root;
   try {
@@ -710,11 +710,22 @@ void read_palette(Model& model) {
   } catch (const YAML::Exception& error) {
     throw InputError(fmt::format("{}: {}", source.file, error.what()));
   }
+  Model palette;
   MapReader reader(root, "", source);
   reader.string("description", "");
-  read_materials(reader, model);
-  read_contact_materials(reader, model);
+  read_materials(reader, palette);
+  read_contact_materials(reader, palette);
   reader.reject_unknown_keys();
+  return palette;
+}
+
+// The palette's materials and pairs, loaded before every scene. They are read once per process:
+// yaml-cpp takes about 0.5 ms for its 2 kB, half of loading a small scene, which a batch or a
+// host loading many scenes would pay each time (BENCHMARKS.md, "Start-up").
+void read_palette(Model& model) {
+  static const Model palette = read_palette_text();  // thread-safe initialisation
+  model.materials = palette.materials;
+  model.contact_materials = palette.contact_materials;
 }
 
 // The general convex path's tested accuracy as mpr_tolerance (see
