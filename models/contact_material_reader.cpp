@@ -68,8 +68,9 @@ MaxVelNeed missing_for_max_vel(const ContactMaterial& cm) {
 }
 
 const char* describe(MaxVelNeed need) {
-  return need == MaxVelNeed::damper ? "needs a damper to act through: kd or max_vel_step above 0"
-                                    : "caps a force that does not pull: keep clamp true";
+  return need == MaxVelNeed::damper
+             ? "max_vel needs a damper to act through: kd or max_vel_step above 0"
+             : "max_vel caps a force that does not pull: keep clamp true";
 }
 
 // A contact pair's `friction` map; no map means no friction.
@@ -349,8 +350,8 @@ void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
     }
     if (const MaxVelNeed need = missing_for_max_vel(*combined); need != MaxVelNeed::nothing) {
       throw InputError(fmt::format(
-          "{}: key 'contact_materials': the pair [{}, {}] combined from its self pairs has "
-          "max_vel, which {}: give the pair its own entry",
+          "{}: key 'contact_materials': the pair [{}, {}] combined from its self pairs: {}: "
+          "give the pair its own entry",
           model.source, name_a, name_b, describe(need)));
     }
     model.contact_materials.push_back(*combined);

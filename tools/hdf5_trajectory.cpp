@@ -163,7 +163,7 @@ void Hdf5Trajectory::add_row(const std::vector<double>& values) noexcept {
   try {
     for (std::size_t i = 0; i < rows_.size(); ++i) rows_[i].push_back(values[i]);
     if (rows_.front().size() >= kChunkRows) flush_rows();
-  } catch (const std::exception&) {
+  } catch (...) {
     failed_ = true;  // out of memory: commit reports it
   }
 }
@@ -173,7 +173,7 @@ void Hdf5Trajectory::add_event(const EventRecord& record) noexcept {
   try {
     pending_events_.push_back(record);
     if (pending_events_.size() >= kChunkRows) flush_events();
-  } catch (const std::exception&) {
+  } catch (...) {
     failed_ = true;
   }
 }
@@ -230,15 +230,18 @@ void Hdf5Trajectory::close() {
 
 bool Hdf5Trajectory::commit() noexcept {
   if (file_ < 0) return !failed_;
-  try {
-    flush_rows();
-    flush_events();
-  } catch (const std::exception&) {
-    failed_ = true;
+  // After a failure the pending rows may be ragged (a row cut short by memory): none is written.
+  if (!failed_) {
+    try {
+      flush_rows();
+      flush_events();
+    } catch (...) {
+      failed_ = true;
+    }
   }
   close();
-  if (failed_) return false;
-  return std::rename(temporary_.c_str(), path_.c_str()) == 0;
+  if (!failed_ && std::rename(temporary_.c_str(), path_.c_str()) != 0) failed_ = true;
+  return !failed_;
 }
 
 }  // namespace hybridsim

@@ -153,7 +153,7 @@ bodies:
     return std::string();
   };
   const std::string no_damper = error_of("kd: 0");
-  CHECK(no_damper.find("combined from its self pairs has max_vel, which needs a damper") !=
+  CHECK(no_damper.find("combined from its self pairs: max_vel needs a damper") !=
         std::string::npos);
   CHECK(no_damper.find("[Steel, Rubber]") != std::string::npos);
   CHECK(error_of("kd: 1, clamp: false").find("keep clamp true") != std::string::npos);
