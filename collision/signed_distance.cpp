@@ -587,7 +587,9 @@ SignedDistance box_box(const Shape& a, const Pose& X_WA, const Shape& b, const P
 
 bool is_supported_shape_pair(ShapeType a, ShapeType b) {
   // Every pair of convex shapes; two half-spaces have no distance; a terrain shape and a ball,
-  // capsule, box or hull; a mesh (on a moving body, with its hull) and a half-space.
+  // capsule, box, hull or mesh (which of two meshes or a mesh and a heightmap is the free one is
+  // the shapes' matter: touches_terrain_shapes); a mesh (on a moving body, with its hull) and a
+  // half-space.
   const auto terrain = [](ShapeType t) {
     return t == ShapeType::mesh || t == ShapeType::heightmap;
   };

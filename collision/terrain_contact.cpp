@@ -391,7 +391,8 @@ namespace {
 // not its width.
 constexpr double kTerrainSearchMargin = 1e-3;
 // How deep under a face a corner may be and still touch it, relative to the partner's bounding
-// radius: far beyond any contact's depth, short of the far side of a thin wall.
+// radius: far beyond any contact's depth, short of the far side of a thin wall. The step bound
+// (compute_terrain_step_travel) keeps a corner from moving deeper within one step.
 constexpr double kCornerDepth = 0.1;
 
 // A terrain pair as (surface, partner), with whether the partner is A.
@@ -403,14 +404,23 @@ struct TerrainPair {
   bool partner_is_a;
 };
 
+// How deep under a face the partner's points are searched: a ball's or capsule's centre only in
+// front of it, a corner (of a box, rounded or not, a hull, a free mesh) down to kCornerDepth of
+// the partner's size.
+double corner_depth(const Shape& partner) {
+  const bool ball = partner.type == ShapeType::sphere || partner.type == ShapeType::capsule;
+  return ball ? 0.0 : kCornerDepth * compute_bounding_radius(partner);
+}
+
 TerrainPair order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
-  if (is_terrain(a)) return {a, X_WA, b, X_WB, false};
-  return {b, X_WB, a, X_WA, true};
+  if (is_terrain_partner_a(a, b)) return {b, X_WB, a, X_WA, true};
+  return {a, X_WA, b, X_WB, false};
 }
 
 // The partner's points that touch terrain, each grown by a radius: a ball's centre; a capsule's
 // two segment ends; a box's eight corners (of its core, grown by its smoothing radius); a hull's
-// vertices. Point k is named {vertex, k}, a ball's centre {shape}.
+// vertices; a free mesh's vertices (all of them: where the mesh is not convex, a vertex inside its
+// hull may still meet a bump). Point k is named {vertex, k}, a ball's centre {shape}.
 int partner_point_count(const Shape& partner) {
   switch (partner.type) {
     case ShapeType::capsule:
@@ -419,6 +429,8 @@ int partner_point_count(const Shape& partner) {
       return 8;
     case ShapeType::convex:
       return static_cast<int>(partner.hull->vertices_S.size());
+    case ShapeType::mesh:
+      return static_cast<int>(partner.surface->vertices_S.size());
     default:
       return 1;
   }
@@ -446,6 +458,10 @@ PartnerPoint partner_point(const Shape& partner, int k) {
     case ShapeType::convex:
       return {
           partner.hull->vertices_S[static_cast<std::size_t>(k)], 0.0, {FeatureKind::vertex, k, 0}};
+    case ShapeType::mesh:
+      return {partner.surface->vertices_S[static_cast<std::size_t>(k)],
+              0.0,
+              {FeatureKind::vertex, k, 0}};
     default:
       return {Vec3::Zero(), partner.radius, {}};
   }
@@ -493,8 +509,8 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
   for (int k = 0; k < partner_point_count(p.partner); ++k) {
     const PartnerPoint point = partner_point(p.partner, k);
     const Vec3 c_S = point_in_terrain(p, point);
-    const int all = find_surface_points(surface, c_S, point.radius + margin, found,
-                                        point.radius > 0.0 ? 0.0 : kCornerDepth * size);
+    const int all =
+        find_surface_points(surface, c_S, point.radius + margin, found, corner_depth(p.partner));
     const int count = std::min(all, kMaxManifoldPoints);
     // Candidates cut for room are no farther than the last kept one: z2's bound must say so.
     if (all > count) {
@@ -571,17 +587,19 @@ SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const 
                                         const Pose& X_WB) {
   const TerrainPair p = order(a, X_WA, b, X_WB);
   const TriangleSurface& surface = *p.terrain.surface;
-  const double size = compute_bounding_radius(p.partner);
   SignedDistance nearest_of_all;
   for (int k = 0; k < partner_point_count(p.partner); ++k) {
     const PartnerPoint point = partner_point(p.partner, k);
     const Vec3 c_S = point_in_terrain(p, point);
-    // Far enough to hold the nearest vertex, hence some candidate.
+    // Far enough to hold the nearest vertex, hence some candidate; no farther than the nearest
+    // point found so far (a free mesh has many points).
     const Vec3 nearest_in_bounds = c_S.cwiseMax(surface.min_S).cwiseMin(surface.max_S);
-    const double reach = (c_S - nearest_in_bounds).norm() + surface.size() + point.radius;
+    double reach = (c_S - nearest_in_bounds).norm() + surface.size() + point.radius;
+    if (std::isfinite(nearest_of_all.distance)) {
+      reach = std::min(reach, std::max(nearest_of_all.distance, 0.0) + point.radius);
+    }
     std::array<SurfacePoint, 1> nearest;
-    if (find_surface_points(surface, c_S, reach, nearest,
-                            point.radius > 0.0 ? 0.0 : kCornerDepth * size) == 0) {
+    if (find_surface_points(surface, c_S, reach, nearest, corner_depth(p.partner)) == 0) {
       continue;
     }
     const SignedDistance d = to_manifold_point(p, point, nearest[0]).geometry;
@@ -592,8 +610,19 @@ SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const 
 
 bool is_partner_feature(const Shape& partner, const Feature& feature) {
   if (partner.type == ShapeType::sphere) return feature == Feature{};
+  if (partner.type == ShapeType::mesh && !partner.surface) return false;
   return feature.kind == FeatureKind::vertex && feature.index >= 0 &&
          feature.index < partner_point_count(partner) && feature.index2 == 0;
+}
+
+double compute_terrain_step_travel(const Shape& partner) {
+  // A point grown by a radius is seen while it is in front of the surface or, for a corner, while
+  // it is less than its depth under a face.
+  double travel = kInfinity;
+  for (int k = 0; k < partner_point_count(partner); ++k) {
+    travel = std::min(travel, partner_point(partner, k).radius + corner_depth(partner));
+  }
+  return travel;
 }
 
 }  // namespace hybridsim

@@ -64,12 +64,34 @@ inline bool is_terrain_pair(const Shape& a, const Shape& b) {
          b.type != ShapeType::halfspace;
 }
 
+// Whether the shape is a mesh on a free body: the loader gives only those a hull. Against other
+// terrain (a fixed or prescribed mesh, a heightmap) it is the partner and touches with its
+// vertices, as a hull does.
+inline bool is_free_mesh(const Shape& shape) {
+  return shape.type == ShapeType::mesh && shape.hull != nullptr;
+}
+
+// Of a terrain pair, whether A is the partner: the shape whose points meet the other's surface.
+// That is the shape which is not terrain or, of two terrain shapes, the mesh on a free body.
+inline bool is_terrain_partner_a(const Shape& a, const Shape& b) {
+  return !is_terrain(a) || (is_terrain(b) && is_free_mesh(a) && !is_free_mesh(b));
+}
+
 // The shapes that may touch a terrain shape: a ball (its centre, grown by its radius), a capsule
-// (its two segment ends, grown), a box (its corners, grown by its smoothing radius) and a convex
-// hull (its vertices).
+// (its two segment ends, grown), a box (its corners, grown by its smoothing radius), a convex hull
+// (its vertices) and a mesh on a free body (its vertices; touches_terrain_shapes checks the
+// bodies).
 inline bool touches_terrain(ShapeType type) {
   return type == ShapeType::sphere || type == ShapeType::capsule || type == ShapeType::box ||
-         type == ShapeType::convex;
+         type == ShapeType::convex || type == ShapeType::mesh;
+}
+
+// Whether a pair with a terrain shape has a partner: of two terrain shapes, exactly one must be a
+// mesh on a free body (two free meshes, or a prescribed mesh against fixed terrain, have no
+// vertex-on-surface rule yet).
+inline bool touches_terrain_shapes(const Shape& a, const Shape& b) {
+  if (!is_terrain(a) || !is_terrain(b)) return true;
+  return is_free_mesh(a) != is_free_mesh(b);
 }
 
 // The candidate points of a terrain shape and a partner that touches terrain (either order) whose
@@ -100,6 +122,13 @@ std::optional<double> compute_flat_terrain_bound(const Shape& a, const Pose& X_W
 
 // Whether `feature` names a point of the partner as compute_terrain_manifold does.
 bool is_partner_feature(const Shape& partner, const Feature& feature);
+
+// How far (m) a point of a shape that touches terrain may move into it within one step and still
+// be seen: a ball's centre, and a capsule's end, while in front of the surface (its radius); a
+// corner or vertex down to a tenth of the partner's bounding radius under a face (plus a rounded
+// corner's radius). The step bound (MultibodySystem::max_step_hint) keeps every step's travel
+// below it.
+double compute_terrain_step_travel(const Shape& partner);
 
 // The pair's nearest candidate (one point per pair), searched as far as needed.
 SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const Shape& b,

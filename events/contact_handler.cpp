@@ -32,10 +32,11 @@ double plane_strain_modulus(const Material& material) {
   return material.youngs_modulus / (1.0 - material.poisson_ratio * material.poisson_ratio);
 }
 
-// A shape's contact sphere radius against a partner: its own, but a mesh on a moving body meets a
-// half-space with its hull, whose radius is a hull's (half its smallest width) unless given.
+// A shape's contact sphere radius against a partner: its own, but a mesh on a free body meets a
+// half-space with its hull, and other terrain with its vertices (its hull's corners where it
+// rests flat), whose radius is a hull's (half its smallest width) unless given.
 double contact_radius_against(const Shape& shape, const Shape& partner) {
-  if (shape.type == ShapeType::mesh && partner.type == ShapeType::halfspace && shape.hull &&
+  if (is_free_mesh(shape) && (partner.type == ShapeType::halfspace || is_terrain(partner)) &&
       std::isinf(shape.contact_sphere_radius)) {
     return 0.5 * shape.hull->thickness;
   }
@@ -67,9 +68,11 @@ double hunt_crossley_value(const Model& model, int shape, bool stiffness) {
 // better than this, and two points of one pair are never this close (clipping merges them).
 constexpr double kSamePointDistance = 1e-6;
 
-// The size of a terrain pair's partner (the shape that is not terrain): its bounding radius.
+// The size of a terrain pair's partner (the shape whose points meet the other's surface): its
+// bounding radius.
 double terrain_partner_size(const Model& model, int a, int b) {
-  return compute_bounding_radius(model.shapes[is_terrain(model.shapes[a]) ? b : a]);
+  const bool partner_is_a = is_terrain_partner_a(model.shapes[a], model.shapes[b]);
+  return compute_bounding_radius(model.shapes[partner_is_a ? a : b]);
 }
 
 EventRecord make_contact_record(const Model& model, double t, std::string_view crossing,
@@ -612,11 +615,12 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
     case ManifoldKind::single:
       return point.slot == 0 && fa.kind == FeatureKind::shape && fb.kind == FeatureKind::shape;
     case ManifoldKind::terrain: {
-      if (is_terrain(a) == is_terrain(b) || !is_terrain_pair(a, b)) return false;
-      const Shape& terrain = is_terrain(a) ? a : b;
-      const Feature& on_terrain = is_terrain(a) ? fa : fb;
-      const Feature& on_partner = is_terrain(a) ? fb : fa;
-      return is_partner_feature(is_terrain(a) ? b : a, on_partner) &&
+      if (!is_terrain_pair(a, b) || !touches_terrain_shapes(a, b)) return false;
+      const bool partner_is_a = is_terrain_partner_a(a, b);
+      const Shape& terrain = partner_is_a ? b : a;
+      const Feature& on_terrain = partner_is_a ? fb : fa;
+      const Feature& on_partner = partner_is_a ? fa : fb;
+      return is_partner_feature(partner_is_a ? a : b, on_partner) &&
              is_surface_feature(*terrain.surface, on_terrain);
     }
     case ManifoldKind::closest:

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "collision/signed_distance.hpp"
+#include "collision/terrain_contact.hpp"
 #include "core/contact_law.hpp"
 #include "core/errors.hpp"
 
@@ -336,6 +337,14 @@ void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
         fmt::format("{}: shapes {}: this shape pair is not supported yet (set collision: false "
                     "on one, or keep them apart with group / mask)",
                     model.source, pair_label()));
+  }
+  if (!touches_terrain_shapes(sa, sb)) {
+    throw NotSupportedError(fmt::format(
+        "{}: shapes {}: a mesh on a free body meets terrain (a fixed or prescribed mesh, a "
+        "heightmap) with its vertices; two meshes on free bodies, or a prescribed mesh and "
+        "fixed terrain, are not supported yet (set collision: false on one, or keep them apart "
+        "with group / mask)",
+        model.source, pair_label()));
   }
   const std::string& name_a = model.materials[sa.contact_material].name;
   const std::string& name_b = model.materials[sb.contact_material].name;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collision/shape_geometry.hpp"
+#include "collision/terrain_contact.hpp"
 #include "core/errors.hpp"
 #include "core/friction_law.hpp"
 
@@ -34,10 +35,21 @@ MultibodySystem::MultibodySystem(const Model& model)
   for (std::size_t w = 0; w < model.wheels.size(); ++w) {
     for (int shape : model.wheels[w].shapes) shape_wheel_[shape] = static_cast<int>(w);
   }
+  // With terrain, a shape that touches it with points is as thin as twice what those points may
+  // travel into it unseen within a step (a corner a tenth of its shape's size).
+  const bool terrain = std::any_of(model.shapes.begin(), model.shapes.end(), [](const Shape& s) {
+    return s.collision && is_terrain(s);
+  });
   for (const Shape& shape : model.shapes) {
-    if (shape.collision)
-      smallest_shape_thickness_ =
-          std::min(smallest_shape_thickness_, compute_shape_thickness(shape));
+    if (!shape.collision) continue;
+    double thickness = compute_shape_thickness(shape);
+    const bool on_terrain = touches_terrain(shape.type) &&
+                            (!is_terrain(shape) || is_free_mesh(shape)) &&
+                            !model.bodies[static_cast<std::size_t>(shape.body)].fixed;
+    if (terrain && on_terrain) {
+      thickness = std::min(thickness, 2.0 * compute_terrain_step_travel(shape));
+    }
+    smallest_shape_thickness_ = std::min(smallest_shape_thickness_, thickness);
   }
   // Fixed bodies and their shapes never move: their kinematics and poses are computed once here,
   // and update_kinematics visits only the free bodies and their shapes.
