@@ -597,6 +597,8 @@ bool is_supported_shape_pair(ShapeType a, ShapeType b) {
       (a == ShapeType::halfspace && b == ShapeType::mesh)) {
     return true;
   }
+  // Two terrain shapes: one must be a mesh (on a free body: touches_terrain_shapes, either order).
+  if (terrain(a) && terrain(b)) return a == ShapeType::mesh || b == ShapeType::mesh;
   if (terrain(a) || terrain(b)) return terrain(a) ? touches_terrain(b) : touches_terrain(a);
   return !(a == ShapeType::halfspace && b == ShapeType::halfspace);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "collision/shape_geometry.hpp"
+#include "collision/terrain_peaks.hpp"
 
 namespace hybridsim {
 namespace {
@@ -408,8 +409,12 @@ struct TerrainPair {
 // front of it, a corner (of a box, rounded or not, a hull, a free mesh) down to kCornerDepth of
 // the partner's size.
 double corner_depth(const Shape& partner) {
-  const bool ball = partner.type == ShapeType::sphere || partner.type == ShapeType::capsule;
-  return ball ? 0.0 : kCornerDepth * compute_bounding_radius(partner);
+  if (partner.type == ShapeType::sphere || partner.type == ShapeType::capsule) return 0.0;
+  // A mesh keeps its own frame (its vertices may lie far from S's origin): its size is half its
+  // bounds' diagonal.
+  const double size = partner.type == ShapeType::mesh ? 0.5 * partner.surface->size()
+                                                      : compute_bounding_radius(partner);
+  return kCornerDepth * size;
 }
 
 TerrainPair order(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB) {
@@ -493,6 +498,23 @@ ManifoldPoint to_manifold_point(const TerrainPair& p, const PartnerPoint& partne
   return point;
 }
 
+// Adds a candidate to the manifold; when it is full the deepest stay, and the unseen distance
+// bounds the one left out.
+void add_candidate(ContactManifold& manifold, const ManifoldPoint& candidate) {
+  if (manifold.count < kMaxManifoldPoints) {
+    manifold.points[static_cast<std::size_t>(manifold.count++)] = candidate;
+    return;
+  }
+  auto shallowest = std::max_element(manifold.points.begin(), manifold.points.end(),
+                                     [](const ManifoldPoint& x, const ManifoldPoint& y) {
+                                       return x.geometry.distance < y.geometry.distance;
+                                     });
+  manifold.unseen_distance =
+      std::min(manifold.unseen_distance,
+               std::max(candidate.geometry.distance, shallowest->geometry.distance));
+  if (candidate.geometry.distance < shallowest->geometry.distance) *shallowest = candidate;
+}
+
 }  // namespace
 
 void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
@@ -519,23 +541,19 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
                    found[static_cast<std::size_t>(count - 1)].height - point.radius);
     }
     for (int i = 0; i < count; ++i) {
-      const ManifoldPoint candidate =
-          to_manifold_point(p, point, found[static_cast<std::size_t>(i)]);
-      if (manifold.count < kMaxManifoldPoints) {
-        manifold.points[static_cast<std::size_t>(manifold.count++)] = candidate;
-        continue;
-      }
-      // Full: the deepest stay.
-      auto shallowest = std::max_element(manifold.points.begin(), manifold.points.end(),
-                                         [](const ManifoldPoint& x, const ManifoldPoint& y) {
-                                           return x.geometry.distance < y.geometry.distance;
-                                         });
-      manifold.unseen_distance =
-          std::min(manifold.unseen_distance,
-                   std::max(candidate.geometry.distance, shallowest->geometry.distance));
-      if (candidate.geometry.distance < shallowest->geometry.distance) *shallowest = candidate;
+      add_candidate(manifold, to_manifold_point(p, point, found[static_cast<std::size_t>(i)]));
     }
   }
+  // The terrain's peaks under the partner's faces.
+  thread_local std::array<ManifoldPoint, kMaxManifoldPoints> peaks;
+  const int all =
+      find_peak_points(p.terrain, p.X_WT, p.partner, p.X_WP, p.partner_is_a, margin, peaks);
+  const int count = std::min(all, kMaxManifoldPoints);
+  if (all > count) {
+    manifold.unseen_distance = std::min(
+        manifold.unseen_distance, peaks[static_cast<std::size_t>(count - 1)].geometry.distance);
+  }
+  for (int i = 0; i < count; ++i) add_candidate(manifold, peaks[static_cast<std::size_t>(i)]);
 }
 
 std::optional<double> compute_flat_terrain_bound(const Shape& a, const Pose& X_WA, const Shape& b,
@@ -577,8 +595,12 @@ ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Sha
                                      const Feature& feature_b) {
   const TerrainPair p = order(a, X_WA, b, X_WB);
   const Feature& start = p.partner_is_a ? feature_b : feature_a;
-  const PartnerPoint point =
-      partner_point(p.partner, partner_point_index(p.partner_is_a ? feature_a : feature_b));
+  const Feature& on_partner = p.partner_is_a ? feature_a : feature_b;
+  if (on_partner.kind == FeatureKind::face) {  // a peak under a face
+    return evaluate_peak_point(p.terrain, p.X_WT, p.partner, p.X_WP, p.partner_is_a, start.index,
+                               on_partner.index);
+  }
+  const PartnerPoint point = partner_point(p.partner, partner_point_index(on_partner));
   return to_manifold_point(
       p, point, follow_surface_point(*p.terrain.surface, point_in_terrain(p, point), start));
 }
@@ -605,11 +627,21 @@ SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const 
     const SignedDistance d = to_manifold_point(p, point, nearest[0]).geometry;
     if (d.distance < nearest_of_all.distance) nearest_of_all = d;
   }
+  // A peak under a face may be nearer (its distance a lower bound outside the partner).
+  std::array<ManifoldPoint, 1> peak;
+  const double reach = std::isfinite(nearest_of_all.distance)
+                           ? std::max(nearest_of_all.distance, 0.0)
+                           : p.terrain.surface->size();
+  if (find_peak_points(p.terrain, p.X_WT, p.partner, p.X_WP, p.partner_is_a, reach, peak) > 0 &&
+      peak[0].geometry.distance < nearest_of_all.distance) {
+    nearest_of_all = peak[0].geometry;
+  }
   return nearest_of_all;
 }
 
 bool is_partner_feature(const Shape& partner, const Feature& feature) {
   if (partner.type == ShapeType::sphere) return feature == Feature{};
+  if (feature.kind == FeatureKind::face) return is_peak_partner_feature(partner, feature);
   if (partner.type == ShapeType::mesh && !partner.surface) return false;
   return feature.kind == FeatureKind::vertex && feature.index >= 0 &&
          feature.index < partner_point_count(partner) && feature.index2 == 0;

@@ -87,8 +87,7 @@ inline bool touches_terrain(ShapeType type) {
 }
 
 // Whether a pair with a terrain shape has a partner: of two terrain shapes, exactly one must be a
-// mesh on a free body (two free meshes, or a prescribed mesh against fixed terrain, have no
-// vertex-on-surface rule yet).
+// mesh on a free body (two free meshes have no contact rule yet; two immovable ones never meet).
 inline bool touches_terrain_shapes(const Shape& a, const Shape& b) {
   if (!is_terrain(a) || !is_terrain(b)) return true;
   return is_free_mesh(a) != is_free_mesh(b);
@@ -98,7 +97,8 @@ inline bool touches_terrain_shapes(const Shape& a, const Shape& b) {
 // distance is below 0.1% of the partner's bounding radius; `manifold.unseen_distance` is that
 // margin, a lower bound of every other candidate's distance. On the partner's side a point is
 // named by the partner point that makes it: `shape` for a ball, vertex k for the others (a box's
-// corner k has x positive if bit 0 of k is set, y bit 1, z bit 2; a capsule's end 0 is at -z).
+// corner k has x positive if bit 0 of k is set, y bit 1, z bit 2; a capsule's end 0 is at -z),
+// or by the partner's face that a peak of the terrain meets (collision/terrain_peaks.hpp).
 void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                               ContactManifold& manifold);
 

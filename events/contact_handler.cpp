@@ -529,6 +529,13 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
     Vec3 p_WC;
   };
   std::vector<Stopped> stopped;  // past their features' regions: a candidate there continues them
+  // The surface vertex of a peak's point (its partner feature a face), else -1.
+  const bool partner_is_a = is_terrain_partner_a(shape_a, shape_b);
+  const auto peak_vertex = [&](const Feature& feature_a, const Feature& feature_b) {
+    const Feature& on_partner = partner_is_a ? feature_a : feature_b;
+    const Feature& on_terrain = partner_is_a ? feature_b : feature_a;
+    return on_partner.kind == FeatureKind::face ? on_terrain.index : -1;
+  };
   for (auto it = last_contact_dict_.lower_bound(ContactId{pair_id, 0});
        it != last_contact_dict_.end() && it->first.pair == pair_id; ++it) {
     ContactPair pair = it->second;
@@ -548,9 +555,12 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
   for (int k = 0; k < manifold.count && static_cast<int>(held.size()) < kMaxManifoldPoints; ++k) {
     const ManifoldPoint& point = manifold.points[static_cast<std::size_t>(k)];
     if (!(point.geometry.distance < -2.0 * eps) || is_held(point)) continue;
+    // A peak that another face now holds is the same peak: its midpoint moves with the normal.
+    const int peak = peak_vertex(point.feature_a, point.feature_b);
     const auto same_place = std::find_if(stopped.begin(), stopped.end(), [&](const Stopped& s) {
       return s.pair != nullptr && slot_used[static_cast<std::size_t>(s.pair->slot)] == 0 &&
-             (s.p_WC - point.geometry.contact_point_W()).norm() <= same_point_distance;
+             ((s.p_WC - point.geometry.contact_point_W()).norm() <= same_point_distance ||
+              (peak >= 0 && peak == peak_vertex(s.pair->feature_a, s.pair->feature_b)));
     });
     if (same_place != stopped.end()) {
       ContactPair pair = *same_place->pair;  // keeps its slot, v- and d_res
@@ -620,8 +630,10 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
       const Shape& terrain = partner_is_a ? b : a;
       const Feature& on_terrain = partner_is_a ? fb : fa;
       const Feature& on_partner = partner_is_a ? fa : fb;
+      // A peak's point pairs a face of the partner with a vertex of the surface.
       return is_partner_feature(partner_is_a ? a : b, on_partner) &&
-             is_surface_feature(*terrain.surface, on_terrain);
+             is_surface_feature(*terrain.surface, on_terrain) &&
+             (on_partner.kind != FeatureKind::face || on_terrain.kind == FeatureKind::vertex);
     }
     case ManifoldKind::closest:
       return polytope(a) && polytope(b) && fa.kind == FeatureKind::shape &&

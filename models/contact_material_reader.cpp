@@ -341,9 +341,8 @@ void check_collision_pair(Model& model, std::size_t a, std::size_t b) {
   if (!touches_terrain_shapes(sa, sb)) {
     throw NotSupportedError(fmt::format(
         "{}: shapes {}: a mesh on a free body meets terrain (a fixed or prescribed mesh, a "
-        "heightmap) with its vertices; two meshes on free bodies, or a prescribed mesh and "
-        "fixed terrain, are not supported yet (set collision: false on one, or keep them apart "
-        "with group / mask)",
+        "heightmap) with its vertices; two meshes on free bodies are not supported yet (set "
+        "collision: false on one, or keep them apart with group / mask)",
         model.source, pair_label()));
   }
   const std::string& name_a = model.materials[sa.contact_material].name;
@@ -438,8 +437,9 @@ void apply_penetration_allowance(Model& model) {
 // form a class, and one pair that may collide per pair of classes stands for all of them. A pile
 // of a thousand spheres is then a handful of checks instead of half a million pairs.
 void check_collision_pairs(Model& model) {
-  // type, contact material, own Hunt-Crossley stiffness and dissipation missing, group, mask, fixed
-  using ClassKey = std::tuple<int, int, bool, bool, std::uint32_t, std::uint32_t, bool>;
+  // type, contact material, own Hunt-Crossley stiffness and dissipation missing, group, mask,
+  // fixed, a mesh on a free body (which two terrain shapes may meet depends on it)
+  using ClassKey = std::tuple<int, int, bool, bool, std::uint32_t, std::uint32_t, bool, bool>;
   std::map<ClassKey, int> class_of_key;
   std::vector<std::vector<std::size_t>> members;  // per class, in order of first member
   for (std::size_t i = 0; i < model.shapes.size(); ++i) {
@@ -451,7 +451,8 @@ void check_collision_pairs(Model& model) {
                        std::isnan(shape.hunt_crossley_dissipation),
                        shape.collision_group,
                        shape.collision_mask,
-                       model.bodies[shape.body].fixed};
+                       model.bodies[shape.body].fixed,
+                       is_free_mesh(shape)};
     const auto [it, added] = class_of_key.try_emplace(key, static_cast<int>(members.size()));
     if (added) members.emplace_back();
     members[it->second].push_back(i);

@@ -12,6 +12,49 @@
 #include "core/friction_law.hpp"
 
 namespace hybridsim {
+namespace {
+
+// The thickness the step bound keeps every body's travel within half of: the thinnest collision
+// shape's. With terrain, a shape that touches it with corners or vertices counts as only twice as
+// thick as what they may travel into it unseen within a step (a corner a tenth of its shape's
+// size), and only as thick as that where the terrain moves too (a prescribed mesh, a mesh on a
+// free body under a box): both may travel their half.
+double compute_step_thickness(const Model& model) {
+  const auto immovable = [&](const Shape& s) {
+    return model.bodies[static_cast<std::size_t>(s.body)].fixed;
+  };
+  // Terrain that is fixed, that moves as prescribed, and meshes on free bodies.
+  bool fixed_terrain = false, prescribed_terrain = false, free_mesh = false;
+  for (const Shape& s : model.shapes) {
+    if (!s.collision || !is_terrain(s)) continue;
+    (is_free_mesh(s) ? free_mesh : immovable(s) ? fixed_terrain : prescribed_terrain) = true;
+  }
+  double smallest = kInfinity;
+  for (const Shape& shape : model.shapes) {
+    if (!shape.collision) continue;
+    double thickness = compute_shape_thickness(shape);
+    if (touches_terrain(shape.type) && (!is_terrain(shape) || is_free_mesh(shape))) {
+      // Which terrain the shape meets, and whether both may move: a mesh on a free body meets the
+      // other terrain (two free meshes never meet); another shape meets any terrain where it
+      // moves, and only a free mesh's surface where it is fixed (two immovable bodies never meet).
+      const bool mesh = is_free_mesh(shape);
+      const bool fixed = immovable(shape);
+      const bool meets = mesh    ? fixed_terrain || prescribed_terrain
+                         : fixed ? free_mesh
+                                 : fixed_terrain || prescribed_terrain || free_mesh;
+      const bool both_move = !fixed && (prescribed_terrain || (!mesh && free_mesh));
+      if (meets) {
+        thickness =
+            std::min(thickness, (both_move ? 1.0 : 2.0) * compute_terrain_step_travel(shape));
+      }
+    }
+    smallest = std::min(smallest, thickness);
+  }
+  return smallest;
+}
+
+}  // namespace
+
 MultibodySystem::MultibodySystem(const Model& model)
     : model_(model),
       contacts_(model),
@@ -35,22 +78,7 @@ MultibodySystem::MultibodySystem(const Model& model)
   for (std::size_t w = 0; w < model.wheels.size(); ++w) {
     for (int shape : model.wheels[w].shapes) shape_wheel_[shape] = static_cast<int>(w);
   }
-  // With terrain, a shape that touches it with points is as thin as twice what those points may
-  // travel into it unseen within a step (a corner a tenth of its shape's size).
-  const bool terrain = std::any_of(model.shapes.begin(), model.shapes.end(), [](const Shape& s) {
-    return s.collision && is_terrain(s);
-  });
-  for (const Shape& shape : model.shapes) {
-    if (!shape.collision) continue;
-    double thickness = compute_shape_thickness(shape);
-    const bool on_terrain = touches_terrain(shape.type) &&
-                            (!is_terrain(shape) || is_free_mesh(shape)) &&
-                            !model.bodies[static_cast<std::size_t>(shape.body)].fixed;
-    if (terrain && on_terrain) {
-      thickness = std::min(thickness, 2.0 * compute_terrain_step_travel(shape));
-    }
-    smallest_shape_thickness_ = std::min(smallest_shape_thickness_, thickness);
-  }
+  smallest_shape_thickness_ = compute_step_thickness(model);
   // Fixed bodies and their shapes never move: their kinematics and poses are computed once here,
   // and update_kinematics visits only the free bodies and their shapes.
   for (std::size_t i = 0; i < model.bodies.size(); ++i) {

@@ -404,17 +404,18 @@ contact_materials:
     restitution: 0.5
     friction: {{model: regularized_coulomb, mu_kinetic: 0.3, v_small: 1.0e-3}}
 bodies:
-  - {{name: hills, fixed: true, shapes: [{{type: heightmap, image: {}, size: [4, 4, 0.3], material: Steel}}]}}
   - name: rock
     position: [{}, {}, 1.3]
     angular_velocity: [2, 1, -3]
     shapes: [{{{}, material: Steel}}]
+  - {{name: hills, fixed: true, shapes: [{{type: heightmap, image: {}, size: [4, 4, 0.3], material: Steel}}]}}
 )",
-              hills, x, y, shape),
+              x, y, shape, hills),
           "dropped_on_hills");
       const auto run = testing::run_scene(model);
       REQUIRE(run->result.status == SimulationStatus::ok);
-      const Shape& rock = run->model.shapes[1];
+      // The rock comes first: a scene may list its terrain after the shapes that touch it.
+      const Shape& rock = run->model.shapes[0];
       std::vector<Vec3> corners_S;
       if (rock.type == ShapeType::box) {
         for (int c = 0; c < 8; ++c) {
@@ -424,7 +425,7 @@ bodies:
       } else {
         corners_S = rock.type == ShapeType::mesh ? rock.surface->vertices_S : rock.hull->vertices_S;
       }
-      const int offset = run->model.bodies[1].state_offset;
+      const int offset = run->model.bodies[0].state_offset;
       double deepest = -kInfinity;
       for (const VectorX& state : run->recorder.output_states) {
         const Eigen::Quaterniond q(state[offset + 3], state[offset + 4], state[offset + 5],
@@ -482,6 +483,23 @@ TEST_CASE("moving mesh: refused meshes name the key") {
     FAIL("accepted");
   } catch (const NotSupportedError& error) {
     CHECK(std::string(error.what()).find("two meshes on free bodies") != std::string::npos);
+    CHECK(std::string(error.what()).find("a/0 and b/0") != std::string::npos);
+  }
+  // Also where a prescribed mesh of the same material and filters comes first: its pair with a
+  // free mesh is fine, but it does not stand for the two free meshes' pair.
+  try {
+    load_scene_text(
+        steel_head(0.1, 1e-6) + fmt::format(R"(bodies:
+  - {{name: p, position: [0, 0, 0], prescribed: {{linear_velocity: {{signal: {{constant: [1, 0, 0]}}}}}}, shapes: [{{{}, material: Steel}}]}}
+  - {{name: a, position: [0, 0, 1], shapes: [{{{}, material: Steel}}]}}
+  - {{name: b, position: [0, 0, 2], shapes: [{{{}, material: Steel}}]}}
+)",
+                                            testing::box_mesh_keys(Vec3(0.1, 0.1, 0.1)),
+                                            testing::box_mesh_keys(Vec3(0.1, 0.1, 0.1)),
+                                            testing::box_mesh_keys(Vec3(0.1, 0.1, 0.1))),
+        "prescribed_and_two_free_meshes");
+    FAIL("accepted");
+  } catch (const NotSupportedError& error) {
     CHECK(std::string(error.what()).find("a/0 and b/0") != std::string::npos);
   }
 }

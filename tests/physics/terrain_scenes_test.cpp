@@ -189,6 +189,80 @@ TEST_CASE("terrain: a box and a box mesh slide over a triangulated floor as on a
   }
 }
 
+TEST_CASE("terrain: a box and a hull rest on four peaks under their faces, m g / 4 each") {
+  // Heightmaps of 5 x 5 points over 0.2 x 0.2 m, flat but for four spikes 2 cm high at
+  // (+-0.05, +-0.05); a box 0.3 x 0.3 x 0.1 m (and a hull of the same corners) rests on them with
+  // its bottom face, its corners beyond the heightmap. Statics gives each peak m g / 4; the elastic
+  // law (a sharp peak on a flat face: r_geo = the box's, half its smallest width, 0.05 m) gives the
+  // depth, where the shapes are started: nothing moves, no event. Force and depth within 1e-6
+  // (the start's rounding).
+  const double c_res = 2.0e11 / (1.0 - 0.09) / 2.0;
+  const double mass = 8000.0 * 0.3 * 0.3 * 0.1;
+  const double force = mass * g / 4.0;
+  const double depth = std::pow(force / (c_res * 4.0 / 3.0 * std::sqrt(0.05)), 2.0 / 3.0);
+  const std::string spikes =
+      "type: heightmap, grid: [[0, 0, 0, 0, 0], [0, 0.02, 0, 0.02, 0], [0, 0, 0, 0, 0], "
+      "[0, 0.02, 0, 0.02, 0], [0, 0, 0, 0, 0]], size: [0.2, 0.2], material: Steel";
+  const std::string scene =
+      steel_scene_head(0.3, 1e-10, 0.05) + fmt::format(R"(bodies:
+  - {{name: left, fixed: true, position: [-1, 0, 0], shapes: [{{{spikes}}}]}}
+  - {{name: right, fixed: true, position: [1, 0, 0], shapes: [{{{spikes}}}]}}
+  - name: box
+    position: [-1, 0, {z}]
+    orientation: {{rpy: [0, 0, 0.2]}}
+    shapes: [{{type: box, size: [0.3, 0.3, 0.1], material: Steel}}]
+  - name: hull
+    position: [1, 0, {z}]
+    orientation: {{rpy: [0, 0, -0.3]}}
+    shapes:
+      - type: convex
+        material: Steel
+        vertices: [[-0.15, -0.15, -0.05], [0.15, -0.15, -0.05], [-0.15, 0.15, -0.05], [0.15, 0.15, -0.05],
+                   [-0.15, -0.15, 0.05], [0.15, -0.15, 0.05], [-0.15, 0.15, 0.05], [0.15, 0.15, 0.05]]
+)",
+                                                       fmt::arg("spikes", spikes),
+                                                       fmt::arg("z", 0.02 + 0.05 - depth - 1e-13));
+  const auto results = testing::run_at_rest(load_scene_text(scene, "peaks"), 8);
+  for (const ContactResult& result : results) {
+    CHECK(result.normal_force == testing::relative(force, 1e-6));
+    CHECK(result.penetration == testing::relative(depth, 1e-6));
+    // At a peak: 0.05 m from the heightmap's centre along both axes (1e-9 m: the witness lies
+    // half the depth, 1.5e-6 m, above the peak, straight above it).
+    const double x = result.point_W.x() - (result.point_W.x() < 0.0 ? -1.0 : 1.0);
+    CHECK(std::abs(std::abs(x) - 0.05) < 1e-9);
+    CHECK(std::abs(std::abs(result.point_W.y()) - 0.05) < 1e-9);
+  }
+}
+
+TEST_CASE("terrain: a box dropped flat onto peaks comes to rest on them") {
+  // The spikes above with the box dropped from 5 cm: without the peaks' points it fell past them
+  // (its corners lie beyond the heightmap). It bounces on them and settles: after 1 s, at rest
+  // (below 1e-4 m/s), its bottom at the spikes' height less the Hertz depth of m g / 4 (1e-7 m),
+  // each of the four peaks carrying m g / 4 (1e-3: what is left of the bounces' oscillation).
+  const double c_res = 2.0e11 / (1.0 - 0.09) / 2.0;
+  const double mass = 8000.0 * 0.3 * 0.3 * 0.1;
+  const double depth = std::pow(mass * g / 4.0 / (c_res * 4.0 / 3.0 * std::sqrt(0.05)), 2.0 / 3.0);
+  const auto run = testing::run_scene(load_scene_text(steel_scene_head(1.0, 1e-8, 0.05) + R"(bodies:
+  - name: spikes
+    fixed: true
+    shapes: [{type: heightmap, grid: [[0, 0, 0, 0, 0], [0, 0.02, 0, 0.02, 0], [0, 0, 0, 0, 0], [0, 0.02, 0, 0.02, 0], [0, 0, 0, 0, 0]], size: [0.2, 0.2], material: Steel}]
+  - name: box
+    position: [0, 0, 0.12]
+    orientation: {rpy: [0, 0, 0.2]}
+    shapes: [{type: box, size: [0.3, 0.3, 0.1], material: Steel}]
+)",
+                                                      "dropped_on_peaks"));
+  REQUIRE(run->result.status == SimulationStatus::ok);
+  CHECK(run->result.contact_starts >= 4);
+  CHECK(run->final_state.segment<3>(7).norm() < 1e-4);
+  CHECK(std::abs(run->final_state[2] - (0.02 + 0.05 - depth)) < 1e-7);
+  const auto results = run->system->compute_contact_results(run->final_state);
+  REQUIRE(results.size() == 4);
+  for (const ContactResult& result : results) {
+    CHECK(result.normal_force == testing::relative(mass * g / 4.0, 1e-3));
+  }
+}
+
 TEST_CASE("terrain: a ball in a V-groove mesh carries m g / (2 cos beta) on each face") {
   // Faces at +-beta (a valley along y): statics gives each face's normal force
   // m g / (2 cos beta); the elastic law f = k delta^1.5 (k = c_res 4/3 sqrt(r), ball on flat)
