@@ -71,30 +71,6 @@ bool is_peak_partner_feature(const Shape& partner, const Feature& feature) {
          feature.index < face_count(partner) && feature.index2 == 0;
 }
 
-bool is_surface_peak(const TriangleSurface& surface, int v) {
-  const auto vi = static_cast<std::size_t>(v);
-  const int first = surface.fan_start[vi], last = surface.fan_start[vi + 1];
-  if (first == last) return false;
-  Vec3 n = Vec3::Zero();
-  for (int i = first; i < last; ++i) {
-    n += surface.normals_S[static_cast<std::size_t>(
-        surface.fan_triangles[static_cast<std::size_t>(i)])];
-  }
-  if (!(n.norm() > 0.0)) return false;
-  n.normalize();
-  const Vec3& apex = surface.vertices_S[vi];
-  for (int i = first; i < last; ++i) {
-    const auto& triangle = surface.triangles[static_cast<std::size_t>(
-        surface.fan_triangles[static_cast<std::size_t>(i)])];
-    for (const int w : triangle) {
-      if (w == v) continue;
-      const Vec3 to_neighbour = surface.vertices_S[static_cast<std::size_t>(w)] - apex;
-      if (!(n.dot(to_neighbour) < -1e-9 * to_neighbour.norm())) return false;
-    }
-  }
-  return true;
-}
-
 ManifoldPoint evaluate_peak_point(const Shape& terrain, const Pose& X_WT, const Shape& partner,
                                   const Pose& X_WP, bool partner_is_a, int vertex, int face) {
   const TriangleSurface& surface = *terrain.surface;
@@ -126,36 +102,62 @@ ManifoldPoint evaluate_peak_point(const Shape& terrain, const Pose& X_WT, const 
 
 int find_peak_points(const Shape& terrain, const Pose& X_WT, const Shape& partner, const Pose& X_WP,
                      bool partner_is_a, double reach, std::span<ManifoldPoint> out) {
-  if (!touches_peaks(partner)) return 0;
   const TriangleSurface& surface = *terrain.surface;
+  if (!touches_peaks(partner) || surface.peak_count == 0) return 0;
   // The partner's bounding sphere in the terrain's frame: every point inside the partner lies in
   // it, and a peak outside it is farther than its reach.
   const Vec3 centre_T = X_WT.rotation.transpose() * (X_WP.translation - X_WT.translation);
   const double radius = compute_bounding_radius(partner) + reach;
+  if (!centre_T.allFinite() || !std::isfinite(radius)) return 0;
   int found = 0;
+  const auto visit = [&](int v) {
+    const Vec3 p_P = vertex_in_partner(surface, v, X_WT, X_WP);
+    if (p_P.squaredNorm() > radius * radius) return;
+    const auto [face, height] = nearest_face(partner, p_P);
+    if (!(height < reach)) return;
+    const ManifoldPoint point =
+        evaluate_peak_point(terrain, X_WT, partner, X_WP, partner_is_a, v, face);
+    // Insertion in distance order; beyond out.size() only counted.
+    std::size_t k = static_cast<std::size_t>(std::min(found, static_cast<int>(out.size())));
+    ++found;
+    if (k == out.size() && (out.empty() || out.back().geometry.distance <= height)) return;
+    if (k == out.size()) --k;
+    while (k > 0 && out[k - 1].geometry.distance > height) {
+      out[k] = out[k - 1];
+      --k;
+    }
+    out[k] = point;
+  };
+  if (surface.grid_columns > 0) {
+    // A heightmap's vertices are its grid's points: those under the sphere's square.
+    const auto range = [](double low, double high, double origin, double spacing, int points,
+                          int& first, int& last) {
+      // Clamped as doubles: a far query must not overflow the conversion.
+      first = static_cast<int>(std::clamp(std::ceil((low - origin) / spacing), 0.0, 1.0 * points));
+      last =
+          static_cast<int>(std::clamp(std::floor((high - origin) / spacing), -1.0, points - 1.0));
+    };
+    int c0, c1, r0, r1;
+    range(centre_T.x() - radius, centre_T.x() + radius, surface.min_S.x(), surface.spacing_x,
+          surface.grid_columns, c0, c1);
+    range(centre_T.y() - radius, centre_T.y() + radius, surface.min_S.y(), surface.spacing_y,
+          surface.grid_rows, r0, r1);
+    for (int row = r0; row <= r1; ++row) {
+      for (int column = c0; column <= c1; ++column) {
+        const int v = row * surface.grid_columns + column;
+        if (surface.peaks[static_cast<std::size_t>(v)] != 0) visit(v);
+      }
+    }
+    return found;
+  }
   surface.for_each_triangle_near(centre_T, radius, [&](int t) {
     for (const int v : surface.triangles[static_cast<std::size_t>(t)]) {
-      // Each vertex once: from the first triangle of its fan.
-      if (surface.fan_triangles[static_cast<std::size_t>(
-              surface.fan_start[static_cast<std::size_t>(v)])] != t) {
-        continue;
+      // Each peak once: from the first triangle of its fan.
+      if (surface.peaks[static_cast<std::size_t>(v)] != 0 &&
+          surface.fan_triangles[static_cast<std::size_t>(
+              surface.fan_start[static_cast<std::size_t>(v)])] == t) {
+        visit(v);
       }
-      const Vec3 p_P = vertex_in_partner(surface, v, X_WT, X_WP);
-      if (p_P.squaredNorm() > radius * radius) continue;
-      const auto [face, height] = nearest_face(partner, p_P);
-      if (!(height < reach) || !is_surface_peak(surface, v)) continue;
-      const ManifoldPoint point =
-          evaluate_peak_point(terrain, X_WT, partner, X_WP, partner_is_a, v, face);
-      // Insertion in distance order; beyond out.size() only counted.
-      std::size_t k = static_cast<std::size_t>(std::min(found, static_cast<int>(out.size())));
-      ++found;
-      if (k == out.size() && (out.empty() || out.back().geometry.distance <= height)) continue;
-      if (k == out.size()) --k;
-      while (k > 0 && out[k - 1].geometry.distance > height) {
-        out[k] = out[k - 1];
-        --k;
-      }
-      out[k] = point;
     }
   });
   return found;

@@ -28,17 +28,14 @@ bool touches_peaks(const Shape& partner);
 // 1 above), a hull's face f).
 bool is_peak_partner_feature(const Shape& partner, const Feature& feature);
 
-// Whether the surface is strictly convex at vertex v: every neighbour lies below the plane through
-// v normal to the mean of its triangles' normals, by more than 1e-9 rad.
-bool is_surface_peak(const TriangleSurface& surface, int v);
-
 // Peak `vertex` of the terrain against face `face` of the partner: the distance from the face's
 // plane (< 0 inside the partner), the normal from A to B, and the validity (how much nearer
 // another face's plane lies; > 0 asks an event to move the point there).
 ManifoldPoint evaluate_peak_point(const Shape& terrain, const Pose& X_WT, const Shape& partner,
                                   const Pose& X_WP, bool partner_is_a, int vertex, int face);
 
-// The peaks within the partner's bounding sphere whose distance is below `reach`, each at its
+// The peaks (TriangleSurface::peaks) within the partner's bounding sphere whose distance is below
+// `reach`, each at its
 // nearest face, the nearest first, at most out.size(). Returns how many were found (before the
 // cut). Allocates nothing.
 int find_peak_points(const Shape& terrain, const Pose& X_WT, const Shape& partner, const Pose& X_WP,

@@ -92,6 +92,30 @@ void connect_grid(TriangleSurface& surface) {
 
 // Neighbours, creases, vertex fans and the bounds, of a surface whose vertices, triangles and
 // normals are set (`input_index`: each mesh triangle's index in the input, for messages).
+// Whether every neighbour of vertex v lies below the plane through it normal to the mean of its
+// triangles' normals, by more than 1e-9 rad (flat or bending up anywhere: no peak).
+bool is_strict_peak(const TriangleSurface& surface, int v) {
+  const auto vi = static_cast<std::size_t>(v);
+  const int first = surface.fan_start[vi], last = surface.fan_start[vi + 1];
+  Vec3 n = Vec3::Zero();
+  for (int i = first; i < last; ++i) {
+    n += surface.normals_S[static_cast<std::size_t>(
+        surface.fan_triangles[static_cast<std::size_t>(i)])];
+  }
+  if (!(n.norm() > 0.0)) return false;  // no triangle, or a fan that folds onto itself
+  n.normalize();
+  const Vec3& apex = surface.vertices_S[vi];
+  for (int i = first; i < last; ++i) {
+    for (const int w : surface.triangles[static_cast<std::size_t>(
+             surface.fan_triangles[static_cast<std::size_t>(i)])]) {
+      if (w == v) continue;
+      const Vec3 to_neighbour = surface.vertices_S[static_cast<std::size_t>(w)] - apex;
+      if (!(n.dot(to_neighbour) < -1e-9 * to_neighbour.norm())) return false;
+    }
+  }
+  return true;
+}
+
 void connect(TriangleSurface& surface, const std::vector<int>& input_index = {}) {
   const std::size_t count = surface.triangles.size();
   surface.neighbours.assign(count, {-1, -1, -1});
@@ -116,6 +140,12 @@ void connect(TriangleSurface& surface, const std::vector<int>& input_index = {})
       surface.fan_triangles[static_cast<std::size_t>(filled[static_cast<std::size_t>(v)]++)] =
           static_cast<int>(t);
     }
+  }
+
+  surface.peaks.assign(vertex_count, 0);
+  for (std::size_t v = 0; v < vertex_count; ++v) {
+    surface.peaks[v] = is_strict_peak(surface, static_cast<int>(v)) ? 1 : 0;
+    surface.peak_count += surface.peaks[v];
   }
 
   surface.min_S = Vec3::Constant(kInfinity);

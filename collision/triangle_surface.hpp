@@ -39,6 +39,11 @@ struct TriangleSurface {
   // The first reports a contact at the vertex, so that it is found once.
   std::vector<int> fan_start;
   std::vector<int> fan_triangles;
+  // Per vertex, 1 where the surface is strictly convex (a peak: every neighbour lies below the
+  // plane through it normal to its triangles' mean normal, by more than 1e-9 rad), and how many;
+  // a box's or hull's face meets them (collision/terrain_peaks.hpp).
+  std::vector<char> peaks;
+  int peak_count = 0;
   Vec3 min_S = Vec3::Zero();  // bounds of the vertices, m
   Vec3 max_S = Vec3::Zero();
   int skipped_triangles = 0;  // degenerate triangles left out (zero area, repeated vertex)

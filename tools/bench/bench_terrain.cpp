@@ -4,7 +4,10 @@
 //     4 x 4 m: one evaluation of the crossing functions z1/z2 and one of the right-hand side, side
 //     by side, with the ratio to the half-space. The heightmap is only queried under each ball,
 //     so the cost must not grow with its size.
-//  2. Loading a scene whose ground is a 100,352-triangle OBJ mesh (a 225 x 225 grid of hills):
+//  2. 100 boxes resting in the same grid on the half-space and on the 256 x 256 heightmap, as
+//     boxes (corners, and peaks under their faces on terrain) and as box meshes on free bodies
+//     (their vertices).
+//  3. Loading a scene whose ground is a 100,352-triangle OBJ mesh (a 225 x 225 grid of hills):
 //     reading the file, building neighbours, creases and the bounding-volume hierarchy.
 // Each figure is the median of 11 rounds after a warm-up, in one process.
 #include <algorithm>
@@ -34,16 +37,17 @@ struct Costs {
   std::size_t contacts;
 };
 
-Costs time_resting_spheres(const std::string& ground) {
+// 100 bodies of `shape` in a 10 x 10 grid, their centres at `height` over the ground.
+Costs time_resting(const std::string& ground, const std::string& shape, double height) {
   const std::string scene = fmt::format(R"(
 bodies:
   - {{name: ground, fixed: true, shapes: [{}]}}
   - name: ball
-    position: [-0.54, -0.54, 0.049999]
+    position: [-0.54, -0.54, {}]
     array: {{counts: [10, 10, 1], spacing: [0.12, 0.12, 0], jitter: [1.0e-3, 1.0e-3, 1.0e-7]}}
-    shapes: [{{type: sphere, radius: 0.05, material: Steel}}]
+    shapes: [{{{}, material: Steel}}]
 )",
-                                        ground);
+                                        ground, height, shape);
   const hybridsim::Model model = hybridsim::load_scene_text(scene, "resting_on_terrain.yaml");
   hybridsim::MultibodySystem system(model);
   hybridsim::VectorX x(system.state_size()), z(system.crossing_count()), xdot(system.state_size());
@@ -67,26 +71,54 @@ bodies:
   return costs;
 }
 
+// A flat heightmap of `points` x `points` heights over 4 x 4 m, as an inline shape.
+std::string flat_heightmap(int points) {
+  std::string row = "[0";
+  for (int i = 1; i < points; ++i) row += ", 0";
+  row += "]";
+  std::string grid = row;
+  for (int j = 1; j < points; ++j) grid += ", " + row;
+  return fmt::format("{{type: heightmap, grid: [{}], size: [4, 4], material: Steel}}", grid);
+}
+
+void print_costs(const std::string& label, const Costs& costs, const Costs& plane) {
+  std::printf("%-34s %10.2f %10.2f %9.2f %9.2f %9zu\n", label.c_str(), costs.crossings_us,
+              costs.rhs_us, costs.crossings_us / plane.crossings_us, costs.rhs_us / plane.rhs_us,
+              costs.contacts);
+}
+
 void bench_resting_spheres() {
   std::printf("%-34s %10s %10s %9s %9s %9s\n", "100 resting spheres on", "z1/z2 us", "rhs us",
               "z ratio", "rhs ratio", "contacts");
-  const Costs plane = time_resting_spheres("{type: halfspace, material: Steel}");
-  std::printf("%-34s %10.2f %10.2f %9s %9s %9zu\n", "half-space", plane.crossings_us, plane.rhs_us,
-              "1", "1", plane.contacts);
+  const std::string ball = "type: sphere, radius: 0.05";
+  const Costs plane = time_resting("{type: halfspace, material: Steel}", ball, 0.049999);
+  print_costs("half-space", plane, plane);
   for (const int points : {64, 256, 1024}) {
-    // A flat grid of `points` x `points` heights as inline YAML.
-    std::string row = "[0";
-    for (int i = 1; i < points; ++i) row += ", 0";
-    row += "]";
-    std::string grid = row;
-    for (int j = 1; j < points; ++j) grid += ", " + row;
-    const Costs terrain = time_resting_spheres(
-        fmt::format("{{type: heightmap, grid: [{}], size: [4, 4], material: Steel}}", grid));
-    std::printf("%-34s %10.2f %10.2f %9.2f %9.2f %9zu\n",
-                fmt::format("heightmap {} x {}", points, points).c_str(), terrain.crossings_us,
-                terrain.rhs_us, terrain.crossings_us / plane.crossings_us,
-                terrain.rhs_us / plane.rhs_us, terrain.contacts);
+    print_costs(fmt::format("heightmap {} x {}", points, points),
+                time_resting(flat_heightmap(points), ball, 0.049999), plane);
   }
+}
+
+// Boxes (0.1 x 0.1 x 0.05 m) and the same boxes as meshes on free bodies: four corners each, and
+// on terrain the search for peaks under each box's faces (a box, not a mesh).
+void bench_resting_boxes() {
+  std::printf("\n%-34s %10s %10s %9s %9s %9s\n", "100 resting boxes on", "z1/z2 us", "rhs us",
+              "z ratio", "rhs ratio", "contacts");
+  const std::string box = "type: box, size: [0.1, 0.1, 0.05]";
+  const std::string mesh =
+      "type: mesh, vertices: [[-0.05, -0.05, -0.025], [0.05, -0.05, -0.025], [-0.05, 0.05, "
+      "-0.025], [0.05, 0.05, -0.025], [-0.05, -0.05, 0.025], [0.05, -0.05, 0.025], [-0.05, 0.05, "
+      "0.025], [0.05, 0.05, 0.025]], triangles: [[0, 2, 3], [0, 3, 1], [4, 5, 7], [4, 7, 6], [0, "
+      "1, 5], [0, 5, 4], [2, 6, 7], [2, 7, 3], [0, 4, 6], [0, 6, 2], [1, 3, 7], [1, 7, 5]], "
+      "group: 2, mask: 1";  // two free meshes have no contact rule: kept apart
+  const double height = 0.025 - 1e-6;
+  const Costs plane = time_resting("{type: halfspace, material: Steel}", box, height);
+  print_costs("boxes, half-space", plane, plane);
+  print_costs("boxes, heightmap 256 x 256", time_resting(flat_heightmap(256), box, height), plane);
+  print_costs("box meshes, half-space",
+              time_resting("{type: halfspace, material: Steel}", mesh, height), plane);
+  print_costs("box meshes, heightmap 256 x 256", time_resting(flat_heightmap(256), mesh, height),
+              plane);
 }
 
 void bench_mesh_load() {
@@ -133,6 +165,7 @@ bodies:
 int main(int argc, char** argv) {
   const std::string part = argc > 1 ? argv[1] : "";
   if (part.empty() || part == "resting") bench_resting_spheres();
+  if (part.empty() || part == "boxes") bench_resting_boxes();
   if (part.empty() || part == "load") bench_mesh_load();
   return 0;
 }
