@@ -108,7 +108,10 @@ int find_peak_points(const Shape& terrain, const Pose& X_WT, const Shape& partne
   // it, and a peak outside it is farther than its reach.
   const Vec3 centre_T = X_WT.rotation.transpose() * (X_WP.translation - X_WT.translation);
   const double radius = compute_bounding_radius(partner) + reach;
-  if (!centre_T.allFinite() || !std::isfinite(radius)) return 0;
+  if (!centre_T.allFinite() || !std::isfinite(radius) ||
+      squared_distance_to_box(centre_T, surface.min_S, surface.max_S) > radius * radius) {
+    return 0;
+  }
   int found = 0;
   const auto visit = [&](int v) {
     const Vec3 p_P = vertex_in_partner(surface, v, X_WT, X_WP);

@@ -90,8 +90,6 @@ void connect_grid(TriangleSurface& surface) {
   }
 }
 
-// Neighbours, creases, vertex fans and the bounds, of a surface whose vertices, triangles and
-// normals are set (`input_index`: each mesh triangle's index in the input, for messages).
 // Whether every neighbour of vertex v lies below the plane through it normal to the mean of its
 // triangles' normals, by more than 1e-9 rad (flat or bending up anywhere: no peak).
 bool is_strict_peak(const TriangleSurface& surface, int v) {
@@ -116,6 +114,8 @@ bool is_strict_peak(const TriangleSurface& surface, int v) {
   return true;
 }
 
+// Neighbours, creases, vertex fans, peaks and the bounds, of a surface whose vertices, triangles
+// and normals are set (`input_index`: each mesh triangle's index in the input, for messages).
 void connect(TriangleSurface& surface, const std::vector<int>& input_index = {}) {
   const std::size_t count = surface.triangles.size();
   surface.neighbours.assign(count, {-1, -1, -1});

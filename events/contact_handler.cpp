@@ -555,13 +555,21 @@ void ContactHandler::add_terrain_contacts(int a, int b, std::span<const Pose> X_
   for (int k = 0; k < manifold.count && static_cast<int>(held.size()) < kMaxManifoldPoints; ++k) {
     const ManifoldPoint& point = manifold.points[static_cast<std::size_t>(k)];
     if (!(point.geometry.distance < -2.0 * eps) || is_held(point)) continue;
-    // A peak that another face now holds is the same peak: its midpoint moves with the normal.
+    // A peak that another face now holds is the same peak (its midpoint moves with the normal):
+    // matched by its vertex first, then any point by its place.
     const int peak = peak_vertex(point.feature_a, point.feature_b);
-    const auto same_place = std::find_if(stopped.begin(), stopped.end(), [&](const Stopped& s) {
-      return s.pair != nullptr && slot_used[static_cast<std::size_t>(s.pair->slot)] == 0 &&
-             ((s.p_WC - point.geometry.contact_point_W()).norm() <= same_point_distance ||
-              (peak >= 0 && peak == peak_vertex(s.pair->feature_a, s.pair->feature_b)));
+    const auto free_slot = [&](const Stopped& s) {
+      return s.pair != nullptr && slot_used[static_cast<std::size_t>(s.pair->slot)] == 0;
+    };
+    auto same_place = std::find_if(stopped.begin(), stopped.end(), [&](const Stopped& s) {
+      return free_slot(s) && peak >= 0 && peak == peak_vertex(s.pair->feature_a, s.pair->feature_b);
     });
+    if (same_place == stopped.end()) {
+      same_place = std::find_if(stopped.begin(), stopped.end(), [&](const Stopped& s) {
+        return free_slot(s) &&
+               (s.p_WC - point.geometry.contact_point_W()).norm() <= same_point_distance;
+      });
+    }
     if (same_place != stopped.end()) {
       ContactPair pair = *same_place->pair;  // keeps its slot, v- and d_res
       same_place->pair = nullptr;
@@ -633,7 +641,9 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
       // A peak's point pairs a face of the partner with a vertex of the surface.
       return is_partner_feature(partner_is_a ? a : b, on_partner) &&
              is_surface_feature(*terrain.surface, on_terrain) &&
-             (on_partner.kind != FeatureKind::face || on_terrain.kind == FeatureKind::vertex);
+             (on_partner.kind != FeatureKind::face ||
+              (on_terrain.kind == FeatureKind::vertex &&
+               terrain.surface->peaks[static_cast<std::size_t>(on_terrain.index)] != 0));
     }
     case ManifoldKind::closest:
       return polytope(a) && polytope(b) && fa.kind == FeatureKind::shape &&

@@ -20,14 +20,14 @@ namespace {
 // size), and only as thick as that where the terrain moves too (a prescribed mesh, a mesh on a
 // free body under a box): both may travel their half.
 double compute_step_thickness(const Model& model) {
-  const auto immovable = [&](const Shape& s) {
-    return model.bodies[static_cast<std::size_t>(s.body)].fixed;
+  const auto body_of = [&](const Shape& s) -> const Body& {
+    return model.bodies[static_cast<std::size_t>(s.body)];
   };
   // Terrain that is fixed, that moves as prescribed, and meshes on free bodies.
   bool fixed_terrain = false, prescribed_terrain = false, free_mesh = false;
   for (const Shape& s : model.shapes) {
     if (!s.collision || !is_terrain(s)) continue;
-    (is_free_mesh(s) ? free_mesh : immovable(s) ? fixed_terrain : prescribed_terrain) = true;
+    (is_free_mesh(s) ? free_mesh : body_of(s).fixed ? fixed_terrain : prescribed_terrain) = true;
   }
   double smallest = kInfinity;
   for (const Shape& shape : model.shapes) {
@@ -35,14 +35,18 @@ double compute_step_thickness(const Model& model) {
     double thickness = compute_shape_thickness(shape);
     if (touches_terrain(shape.type) && (!is_terrain(shape) || is_free_mesh(shape))) {
       // Which terrain the shape meets, and whether both may move: a mesh on a free body meets the
-      // other terrain (two free meshes never meet); another shape meets any terrain where it
-      // moves, and only a free mesh's surface where it is fixed (two immovable bodies never meet).
+      // other terrain (two free meshes never meet); another shape meets any terrain on a free
+      // body, and only a free mesh's surface on a fixed or prescribed one (Model::may_collide:
+      // two bodies that forces do not move never meet).
+      const Body& body = body_of(shape);
       const bool mesh = is_free_mesh(shape);
-      const bool fixed = immovable(shape);
-      const bool meets = mesh    ? fixed_terrain || prescribed_terrain
-                         : fixed ? free_mesh
-                                 : fixed_terrain || prescribed_terrain || free_mesh;
-      const bool both_move = !fixed && (prescribed_terrain || (!mesh && free_mesh));
+      const bool immovable = body.fixed || body.prescribed;
+      const bool meets = mesh        ? fixed_terrain || prescribed_terrain
+                         : immovable ? free_mesh
+                                     : fixed_terrain || prescribed_terrain || free_mesh;
+      const bool both_move =
+          !body.fixed &&
+          (mesh ? prescribed_terrain : free_mesh || (!immovable && prescribed_terrain));
       if (meets) {
         thickness =
             std::min(thickness, (both_move ? 1.0 : 2.0) * compute_terrain_step_travel(shape));
