@@ -35,9 +35,8 @@ ManifoldPoint evaluate_peak_point(const Shape& terrain, const Pose& X_WT, const 
                                   const Pose& X_WP, bool partner_is_a, int vertex, int face);
 
 // The peaks (TriangleSurface::peaks) within the partner's bounding sphere whose distance is below
-// `reach`, each at its
-// nearest face, the nearest first, at most out.size(). Returns how many were found (before the
-// cut). Allocates nothing.
+// `reach`, each at its nearest face, the nearest first, at most out.size(). Returns how many were
+// found (before the cut). Allocates nothing.
 int find_peak_points(const Shape& terrain, const Pose& X_WT, const Shape& partner, const Pose& X_WP,
                      bool partner_is_a, double reach, std::span<ManifoldPoint> out);
 
