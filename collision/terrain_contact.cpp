@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "collision/shape_geometry.hpp"
+#include "collision/surface_features.hpp"
 #include "collision/terrain_peaks.hpp"
+#include "collision/terrain_side.hpp"
 
 namespace hybridsim {
 namespace {
@@ -13,34 +15,6 @@ namespace {
 // its anchor is set anew at every event; one that has walked this far ends at an event, which
 // anchors it afresh (design.md §4b).
 constexpr int kMaxWalkSteps = 256;
-
-const Vec3& vertex_of(const TriangleSurface& s, int t, int k) {
-  return s.vertices_S[static_cast<std::size_t>(s.triangles[static_cast<std::size_t>(t)][k % 3])];
-}
-
-// The outward perpendicular of edge k in the plane of triangle t, unit.
-Vec3 edge_outward(const TriangleSurface& s, int t, int k) {
-  return (vertex_of(s, t, k + 1) - vertex_of(s, t, k))
-      .cross(s.normals_S[static_cast<std::size_t>(t)])
-      .normalized();
-}
-
-// The position of edge k of triangle t in its neighbour u across it (which runs it the other way).
-int edge_in_neighbour(const TriangleSurface& s, int t, int k, int u) {
-  const auto& own = s.triangles[static_cast<std::size_t>(t)];
-  const auto& other = s.triangles[static_cast<std::size_t>(u)];
-  for (int j = 0; j < 3; ++j) {
-    if (other[j] == own[(k + 1) % 3] && other[(j + 1) % 3] == own[k]) return j;
-  }
-  return 0;  // unreachable for neighbours built by connect()
-}
-
-// Edge k of triangle t named by the smaller of its two triangles.
-Feature canonical_edge(const TriangleSurface& s, int t, int k) {
-  const int u = s.neighbours[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)];
-  if (u >= 0 && u < t) return {FeatureKind::face_edge, u, edge_in_neighbour(s, t, k, u)};
-  return {FeatureKind::face_edge, t, k};
-}
 
 // Whether some corner of face g lies below the plane of face t (by more than the rounding of
 // the surface's coordinates).
@@ -541,7 +515,10 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
                    found[static_cast<std::size_t>(count - 1)].height - point.radius);
     }
     for (int i = 0; i < count; ++i) {
-      add_candidate(manifold, to_manifold_point(p, point, found[static_cast<std::size_t>(i)]));
+      const SurfacePoint& at = found[static_cast<std::size_t>(i)];
+      // A capsule end's point on a ridge that the side holds is the side's.
+      if (side_overlap(p.terrain, p.X_WT, p.partner, p.X_WP, at.feature) >= 0.0) continue;
+      add_candidate(manifold, to_manifold_point(p, point, at));
     }
   }
   // The terrain's peaks under the partner's faces.
@@ -554,6 +531,16 @@ void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, 
         manifold.unseen_distance, peaks[static_cast<std::size_t>(count - 1)].geometry.distance);
   }
   for (int i = 0; i < count; ++i) add_candidate(manifold, peaks[static_cast<std::size_t>(i)]);
+  // The terrain's ridges and peaks under a capsule's side (collision/terrain_side.hpp).
+  const int sides =
+      find_side_points(p.terrain, p.X_WT, p.partner, p.X_WP, p.partner_is_a, margin, peaks);
+  const int side_count = std::min(sides, kMaxManifoldPoints);
+  if (sides > side_count) {
+    manifold.unseen_distance =
+        std::min(manifold.unseen_distance,
+                 peaks[static_cast<std::size_t>(side_count - 1)].geometry.distance);
+  }
+  for (int i = 0; i < side_count; ++i) add_candidate(manifold, peaks[static_cast<std::size_t>(i)]);
 }
 
 std::optional<double> compute_flat_terrain_bound(const Shape& a, const Pose& X_WA, const Shape& b,
@@ -600,9 +587,16 @@ ManifoldPoint evaluate_terrain_point(const Shape& a, const Pose& X_WA, const Sha
     return evaluate_peak_point(p.terrain, p.X_WT, p.partner, p.X_WP, p.partner_is_a, start.index,
                                on_partner.index);
   }
+  if (touches_ridges(p.partner) && on_partner == kCapsuleSide) {
+    return evaluate_side_point(p.terrain, p.X_WT, p.partner, p.X_WP, p.partner_is_a, start);
+  }
   const PartnerPoint point = partner_point(p.partner, partner_point_index(on_partner));
-  return to_manifold_point(
+  ManifoldPoint now = to_manifold_point(
       p, point, follow_surface_point(*p.terrain.surface, point_in_terrain(p, point), start));
+  // A capsule end's point on a ridge that the side holds is the side's: an event hands it over.
+  const Feature& held = p.partner_is_a ? now.feature_b : now.feature_a;
+  now.validity = std::max(now.validity, side_overlap(p.terrain, p.X_WT, p.partner, p.X_WP, held));
+  return now;
 }
 
 SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const Shape& b,
@@ -636,12 +630,18 @@ SignedDistance compute_terrain_distance(const Shape& a, const Pose& X_WA, const 
       peak[0].geometry.distance < nearest_of_all.distance) {
     nearest_of_all = peak[0].geometry;
   }
+  // A ridge under a capsule's side may be nearer than its ends.
+  if (find_side_points(p.terrain, p.X_WT, p.partner, p.X_WP, p.partner_is_a, reach, peak) > 0 &&
+      peak[0].geometry.distance < nearest_of_all.distance) {
+    nearest_of_all = peak[0].geometry;
+  }
   return nearest_of_all;
 }
 
 bool is_partner_feature(const Shape& partner, const Feature& feature) {
   if (partner.type == ShapeType::sphere) return feature == Feature{};
   if (feature.kind == FeatureKind::face) return is_peak_partner_feature(partner, feature);
+  if (feature == kCapsuleSide) return touches_ridges(partner);
   if (partner.type == ShapeType::mesh && !partner.surface) return false;
   return feature.kind == FeatureKind::vertex && feature.index >= 0 &&
          feature.index < partner_point_count(partner) && feature.index2 == 0;

@@ -78,9 +78,9 @@ inline bool is_terrain_partner_a(const Shape& a, const Shape& b) {
 }
 
 // The shapes that may touch a terrain shape: a ball (its centre, grown by its radius), a capsule
-// (its two segment ends, grown), a box (its corners, grown by its smoothing radius), a convex hull
-// (its vertices) and a mesh on a free body (its vertices; touches_terrain_shapes checks the
-// bodies).
+// (its two segment ends, grown, and its side: collision/terrain_side.hpp), a box (its corners,
+// grown by its smoothing radius), a convex hull (its vertices) and a mesh on a free body (its
+// vertices; touches_terrain_shapes checks the bodies).
 inline bool touches_terrain(ShapeType type) {
   return type == ShapeType::sphere || type == ShapeType::capsule || type == ShapeType::box ||
          type == ShapeType::convex || type == ShapeType::mesh;
@@ -98,7 +98,8 @@ inline bool touches_terrain_shapes(const Shape& a, const Shape& b) {
 // margin, a lower bound of every other candidate's distance. On the partner's side a point is
 // named by the partner point that makes it: `shape` for a ball, vertex k for the others (a box's
 // corner k has x positive if bit 0 of k is set, y bit 1, z bit 2; a capsule's end 0 is at -z),
-// or by the partner's face that a peak of the terrain meets (collision/terrain_peaks.hpp).
+// by the partner's face that a peak of the terrain meets (collision/terrain_peaks.hpp), or by a
+// capsule's side, edge 0-1, that a ridge or peak meets (collision/terrain_side.hpp).
 void compute_terrain_manifold(const Shape& a, const Pose& X_WA, const Shape& b, const Pose& X_WB,
                               ContactManifold& manifold);
 
@@ -124,7 +125,7 @@ std::optional<double> compute_flat_terrain_bound(const Shape& a, const Pose& X_W
 bool is_partner_feature(const Shape& partner, const Feature& feature);
 
 // How far (m) a point of a shape that touches terrain may move into it within one step and still
-// be seen: a ball's centre, and a capsule's end, while in front of the surface (its radius); a
+// be seen: a ball's centre, and a capsule's axis, while in front of the surface (its radius); a
 // corner or vertex down to a tenth of the partner's bounding radius under a face (plus a rounded
 // corner's radius). The step bound (MultibodySystem::max_step_hint) keeps every step's travel
 // below it.

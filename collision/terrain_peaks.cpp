@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "collision/shape_geometry.hpp"
+#include "collision/surface_features.hpp"
 
 namespace hybridsim {
 namespace {
@@ -120,16 +121,7 @@ int find_peak_points(const Shape& terrain, const Pose& X_WT, const Shape& partne
     if (!(height < reach)) return;
     const ManifoldPoint point =
         evaluate_peak_point(terrain, X_WT, partner, X_WP, partner_is_a, v, face);
-    // Insertion in distance order; beyond out.size() only counted.
-    std::size_t k = static_cast<std::size_t>(std::min(found, static_cast<int>(out.size())));
-    ++found;
-    if (k == out.size() && (out.empty() || out.back().geometry.distance <= height)) return;
-    if (k == out.size()) --k;
-    while (k > 0 && out[k - 1].geometry.distance > height) {
-      out[k] = out[k - 1];
-      --k;
-    }
-    out[k] = point;
+    insert_by_distance(out, found, point);
   };
   if (surface.grid_columns > 0) {
     // A heightmap's vertices are its grid's points: those under the sphere's square.

@@ -142,6 +142,15 @@ void connect(TriangleSurface& surface, const std::vector<int>& input_index = {})
     }
   }
 
+  surface.convex_edge_count = 0;
+  surface.border_edge_count = 0;
+  for (const auto& creases : surface.creases) {
+    for (const Crease crease : creases) {
+      surface.convex_edge_count += crease == Crease::convex ? 1 : 0;
+      surface.border_edge_count += crease == Crease::boundary ? 1 : 0;
+    }
+  }
+
   surface.peaks.assign(vertex_count, 0);
   for (std::size_t v = 0; v < vertex_count; ++v) {
     surface.peaks[v] = is_strict_peak(surface, static_cast<int>(v)) ? 1 : 0;

@@ -44,6 +44,10 @@ struct TriangleSurface {
   // a box's or hull's face meets them (collision/terrain_peaks.hpp).
   std::vector<char> peaks;
   int peak_count = 0;
+  // Edges whose crease is convex (a ridge) and edges on the border: where none is near, a
+  // capsule's side has nothing to meet (collision/terrain_side.hpp).
+  int convex_edge_count = 0;
+  int border_edge_count = 0;
   Vec3 min_S = Vec3::Zero();  // bounds of the vertices, m
   Vec3 max_S = Vec3::Zero();
   int skipped_triangles = 0;  // degenerate triangles left out (zero area, repeated vertex)

@@ -10,6 +10,7 @@
 #include "collision/polytope.hpp"
 #include "collision/shape_geometry.hpp"
 #include "collision/terrain_contact.hpp"
+#include "collision/terrain_side.hpp"
 #include "core/errors.hpp"
 
 namespace hybridsim {
@@ -638,12 +639,14 @@ bool fits_shapes(const Shape& a, const Shape& b, const ContactPair& point) {
       const Shape& terrain = partner_is_a ? b : a;
       const Feature& on_terrain = partner_is_a ? fb : fa;
       const Feature& on_partner = partner_is_a ? fa : fb;
-      // A peak's point pairs a face of the partner with a vertex of the surface.
+      // A peak's point pairs a face of the partner with a vertex of the surface; a capsule side's
+      // an edge or a vertex.
       return is_partner_feature(partner_is_a ? a : b, on_partner) &&
              is_surface_feature(*terrain.surface, on_terrain) &&
              (on_partner.kind != FeatureKind::face ||
               (on_terrain.kind == FeatureKind::vertex &&
-               terrain.surface->peaks[static_cast<std::size_t>(on_terrain.index)] != 0));
+               terrain.surface->peaks[static_cast<std::size_t>(on_terrain.index)] != 0)) &&
+             (on_partner != kCapsuleSide || on_terrain.kind != FeatureKind::face);
     }
     case ManifoldKind::closest:
       return polytope(a) && polytope(b) && fa.kind == FeatureKind::shape &&

@@ -1,5 +1,5 @@
-// Meshes as inline scene YAML, shared by the terrain and moving-mesh tests: a randomly
-// triangulated flat floor and a closed box.
+// Meshes as inline scene YAML, shared by the terrain, moving-mesh and capsule tests: a randomly
+// triangulated flat floor and a closed box; the steel scene head they use and its Hertz depth.
 #pragma once
 
 #include <array>
@@ -12,6 +12,31 @@
 #include "core/math.hpp"
 
 namespace hybridsim::testing {
+
+// Steel on steel: c = E / (1 - nu^2), c_res = c c / (c + c); a point's elastic force
+// c_res (4/3) sqrt(r_geo) delta^1.5.
+inline constexpr double kSteelCRes = 2.0e11 / (1.0 - 0.09) / 2.0;
+
+// The depth (m) at which a steel point of Hertz radius r_geo (m) carries `force` (N).
+inline double steel_hertz_depth(double force, double r_geo) {
+  return std::pow(force / (kSteelCRes * 4.0 / 3.0 * std::sqrt(r_geo)), 2.0 / 3.0);
+}
+
+// Steel (8000 kg/m^3, E = 200 GPa, nu = 0.3), restitution 0.5, regularised Coulomb friction
+// mu 0.5 (exact above v_small = 1e-4 m/s), contact_eps 1e-13 m, outputs every 0.01 s; atol the
+// default (1e-2 rtol) unless given.
+inline std::string steel_head(double stop_time, double rtol, double atol = 0.0) {
+  return fmt::format(
+      R"(materials: {{Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}}}
+contact: {{contact_eps: 1.0e-13}}
+contact_materials:
+  - pair: [Steel, Steel]
+    restitution: 0.5
+    friction: {{model: regularized_coulomb, mu_kinetic: 0.5, v_small: 1.0e-4}}
+simulation: {{stop_time: {}, rtol: {}{}, output_interval: 0.01}}
+)",
+      stop_time, rtol, atol > 0.0 ? fmt::format(", atol: {}", atol) : std::string());
+}
 
 // A square of side 2 at z = 0, `cells` x `cells` jittered grid points with random diagonals, as
 // an inline mesh shape of Steel (`vertices` and `triangles`).

@@ -26,25 +26,10 @@ namespace {
 
 constexpr double g = 9.81;
 constexpr double kDensity = 8000.0;  // kg/m^3, the scenes' steel
-// Steel on steel: c = E / (1 - nu^2), c_res = c c / (c + c); a point's elastic force
-// c_res (4/3) sqrt(r_geo) delta^1.5.
-const double c_res = 2.0e11 / (1.0 - 0.09) / 2.0;
+using testing::steel_head;
 
 double hertz_depth(double force, double r_geo) {
-  return std::pow(force / (c_res * 4.0 / 3.0 * std::sqrt(r_geo)), 2.0 / 3.0);
-}
-
-std::string steel_head(double stop_time, double rtol) {
-  return fmt::format(
-      R"(materials: {{Steel: {{density: 8000, youngs_modulus: 2.0e11, poisson_ratio: 0.3}}}}
-contact: {{contact_eps: 1.0e-13}}
-contact_materials:
-  - pair: [Steel, Steel]
-    restitution: 0.5
-    friction: {{model: regularized_coulomb, mu_kinetic: 0.5, v_small: 1.0e-4}}
-simulation: {{stop_time: {}, rtol: {}, output_interval: 0.01}}
-)",
-      stop_time, rtol);
+  return testing::steel_hertz_depth(force, r_geo);
 }
 
 // The L-shaped prism: the polygon (0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2) times s,

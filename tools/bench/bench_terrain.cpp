@@ -7,7 +7,9 @@
 //  2. 100 boxes resting in the same grid on the half-space and on the 256 x 256 heightmap, as
 //     boxes (corners, and peaks under their faces on terrain) and as box meshes on free bodies
 //     (their vertices).
-//  3. Loading a scene whose ground is a 100,352-triangle OBJ mesh (a 225 x 225 grid of hills):
+//  3. 100 capsules lying in the same grid on the half-space and on the 256 x 256 heightmap: their
+//     ends, and on terrain the search for ridges under their sides.
+//  4. Loading a scene whose ground is a 100,352-triangle OBJ mesh (a 225 x 225 grid of hills):
 //     reading the file, building neighbours, creases and the bounding-volume hierarchy.
 // Each figure is the median of 11 rounds after a warm-up, in one process.
 #include <algorithm>
@@ -121,6 +123,21 @@ void bench_resting_boxes() {
               plane);
 }
 
+// Capsules (r = 0.025 m, 0.06 m long) lying on their sides: their two ends on the half-space; on
+// terrain the ends' walks and the search for ridges and peaks under their sides (none on a flat
+// heightmap: every crease is flat, but the search looks at every triangle under the capsule).
+void bench_resting_capsules() {
+  std::printf("\n%-34s %10s %10s %9s %9s %9s\n", "100 resting capsules on", "z1/z2 us", "rhs us",
+              "z ratio", "rhs ratio", "contacts");
+  const std::string capsule =
+      "type: capsule, radius: 0.025, length: 0.06, orientation: {rpy: [0, 1.5707963267948966, 0]}";
+  const double height = 0.025 - 1e-6;
+  const Costs plane = time_resting("{type: halfspace, material: Steel}", capsule, height);
+  print_costs("capsules, half-space", plane, plane);
+  print_costs("capsules, heightmap 256 x 256", time_resting(flat_heightmap(256), capsule, height),
+              plane);
+}
+
 void bench_mesh_load() {
   const auto dir = std::filesystem::temp_directory_path() / "hybridsim_bench_terrain";
   std::filesystem::create_directories(dir);
@@ -166,6 +183,7 @@ int main(int argc, char** argv) {
   const std::string part = argc > 1 ? argv[1] : "";
   if (part.empty() || part == "resting") bench_resting_spheres();
   if (part.empty() || part == "boxes") bench_resting_boxes();
+  if (part.empty() || part == "capsules") bench_resting_capsules();
   if (part.empty() || part == "load") bench_mesh_load();
   return 0;
 }
