@@ -8,11 +8,12 @@
 // as its depth, exact. A point follows the ridge from edge to vertex to edge with no event, as a
 // ball's point walks over the surface. Where the axis' nearest point reaches an end of the axis,
 // the point's validity turns positive and an event hands it to that end's ball, which holds the
-// same place when its nearest feature is the same edge; an end whose edge or vertex the side
-// holds strictly inside the axis stops the same way and hands over to the side. Flat and concave
-// edges are not ridges: on a flat or bending-up surface the ends carry the capsule. A side point
-// is the end of a line of contact (a capsule lying on a face across a ridge rests on the ridge and
-// on its end on the face, as a box rests on its corners).
+// same place when its nearest feature is the same edge; an end held by a ridge edge or peak from
+// which the side's walk down along the ridge reaches a point strictly inside the axis stops the
+// same way and hands over to the side. Flat and concave edges are not ridges: on a flat or
+// bending-up surface the ends carry the capsule. A side point is the end of a line of contact (a
+// capsule lying on a face across a ridge rests on the ridge and on its end on the face, as a box
+// rests on its corners).
 #pragma once
 
 #include <span>
@@ -42,9 +43,9 @@ int find_side_points(const Shape& terrain, const Pose& X_WT, const Shape& partne
                      bool partner_is_a, double reach, std::span<ManifoldPoint> out);
 
 // For a capsule end's ball held at the surface feature `end_feature`: how far inside the axis
-// (m) the side holds that same ridge edge or peak, > 0 where it does (the end's point is then no
-// nearest point of the capsule to it, and an event hands it over to the side's at the same
-// place), else < 0.
+// (m) the side's walk from that ridge edge or peak, down along the ridge, ends; >= 0 where it
+// ends inside (the end's point is then no nearest point of the capsule to the ridge, and an event
+// hands it over to the side's), else < 0 (also for a face, or an edge that is no ridge).
 double side_overlap(const Shape& terrain, const Pose& X_WT, const Shape& partner, const Pose& X_WP,
                     const Feature& end_feature);
 

@@ -202,7 +202,9 @@ TEST_CASE("capsule side: a ridge of many edges gives the points of a ridge of on
   const double r = 0.05, length = 0.6;
   const Shape capsule = testing::make_capsule(r, length);
   const std::array<std::pair<double, double>, 3> cases{{{-1.5, 0.0}, {0.05, 0.0}, {0.05, 1e-3}}};
-  for (const auto& [y, turn] : cases) {
+  for (const auto& place : cases) {
+    // Named copies: clang 14 cannot capture structured bindings in CAPTURE's lambda.
+    const double y = place.first, turn = place.second;
     CAPTURE(y);
     CAPTURE(turn);
     // At right angles: the axis along x; nearly along: along y, turned.
